@@ -1,0 +1,3 @@
+from nfvperf.cli import main
+
+main()

@@ -1,0 +1,71 @@
+"""Library calls behind the CLI verbs: what a script would call to get the same results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nfvperf import units
+from nfvperf.eo.estimate import Estimate, estimate
+from nfvperf.eo.model import load_nf
+from nfvperf.eo.platform import load_platform
+
+
+def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], cores: int = 1,
+                  remote_fraction: float = 0.0, paper_units: bool = False,
+                  params: dict[str, float] | None = None) -> list[Estimate]:
+    """Estimates of every path of every model at every frame size (``nfvperf estimate``)."""
+    for size in frame_sizes:
+        units.check_frame_bytes(size, field="--packet-size")
+    plat = load_platform(platform, prefixes=units.BINARY if paper_units else units.SI)
+    nfs = [load_nf(ref) for ref in models]
+    rows: list[Estimate] = []
+    for nf in nfs:
+        for size in frame_sizes:
+            rows += estimate(nf, plat, frame_bytes=size, cores=cores,
+                             remote_fraction=remote_fraction, params=params)
+    return rows
+
+
+def catalogue(what: str) -> list[dict[str, Any]]:
+    """The packaged models (``models``), profiles (``platforms``) or EOs (``eos``)."""
+    if what == "models":
+        from nfvperf.eo.model import packaged_models
+
+        out = []
+        for name in packaged_models():
+            nf = load_nf(name)
+            out.append({"name": name, "paths": [p.name for p in nf.paths],
+                        "operations": sum(len(p.operations) for p in nf.paths),
+                        "source": nf.source, "description": _first_sentence(nf.description)})
+        return out
+    if what == "platforms":
+        from nfvperf.eo.platform import packaged_platforms
+
+        out = []
+        for name in packaged_platforms():
+            p = load_platform(name)
+            out.append({"name": name, "cpu": p.cpu.model, "clock_ghz": p.cpu.clock_hz / 1e9,
+                        "cores": p.cores, "nic_ports": p.nic.ports,
+                        "link_gbps": p.nic.link_bps / 1e9, "source": p.source,
+                        "description": _first_sentence(p.description)})
+        return out
+    from nfvperf.eo.operations import CATALOGUE
+
+    return [{"name": s.name, "params": [p.name for p in s.params], "dual": s.dual,
+             "aliases": list(s.aliases), "description": s.doc} for s in CATALOGUE]
+
+
+def json_schema(what: str) -> dict[str, Any]:
+    """The JSON Schema of model (``model``) or platform (``platform``) files."""
+    if what == "model":
+        from nfvperf.eo.model import NFModelFile as cls
+    else:
+        from nfvperf.eo.platform import Platform as cls
+    schema = cls.model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def _first_sentence(text: str) -> str:
+    head = text.split(". ")[0].strip()
+    return head if head.endswith(".") else head + "."

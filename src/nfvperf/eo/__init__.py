@@ -1,0 +1,1 @@
+"""The elementary-operation (EO) estimator of Baldi & Sapio (IJECE 2018)."""

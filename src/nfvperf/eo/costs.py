@@ -1,0 +1,203 @@
+"""Cost of each EO on a platform: Section 2.2 of Baldi & Sapio, one function per EO.
+
+Every function takes the mapping context (platform and cross-socket share) and the EO's evaluated
+arguments, and returns a :class:`Cost`: clock cycles, L3-or-DRAM accesses counted as DRAM (the paper
+counts them so for its memory bound, Sec. 3.1.1), and the formula with its numbers, for ``explain``.
+All constants come from the platform profile; the only numbers here are the ones of the algorithms
+themselves (16-bit checksum words, the DIR-24-8 table shape).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from nfvperf.eo.platform import Platform
+
+#: DIR-24-8 (Gupta, Lin & McKeown 1998; Sec. 2.2 item 8): a first table of 2^24 entries indexed by
+#: the top 24 bits, and second-level tables of 255 entries for longer prefixes.
+DIR24_FIRST_ENTRIES = 2**24
+DIR24_SECOND_ENTRIES = 255
+DIR24_FIRST_BYTES = 3
+#: The IP checksum adds 16-bit words (RFC 1071).
+CHECKSUM_WORD_BYTES = 2
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The cost of one EO (or of a sum of them) per packet."""
+
+    cycles: float
+    dram_accesses: float
+    formula: str = ""
+
+    def __add__(self, other: Cost) -> Cost:
+        formula = " + ".join(f for f in (self.formula, other.formula) if f)
+        return Cost(self.cycles + other.cycles, self.dram_accesses + other.dram_accesses, formula)
+
+    def scaled(self, weight: float) -> Cost:
+        return Cost(self.cycles * weight, self.dram_accesses * weight, self.formula)
+
+
+@dataclass(frozen=True)
+class MappingContext:
+    """What a cost function may read: the platform, and the share of packets whose ``I/O_mem``
+    reads them from the other socket (Sec. 4.2); 1 on a platform without DDIO."""
+
+    platform: Platform
+    remote_fraction: float = 0.0
+
+
+def ceil(x: float) -> int:
+    """The ceiling of the printed formulas, robust to float noise (0.33 * 24 / 8 is 0.99, not 1)."""
+    return math.ceil(round(x, 9))
+
+
+def _n(x: float) -> str:
+    return f"{x:g}"
+
+
+def _lines(nbytes: float, p: Platform) -> int:
+    return ceil(nbytes / p.cache.line_bytes)
+
+
+def _regs(nbytes: float, p: Platform) -> int:
+    return ceil(nbytes / p.cpu.register_bytes)
+
+
+def io_mem(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``I/O_mem(hdr, data)``: 31 + 5·⌈hdr/64⌉ cycles (packet in the local L3 through DDIO);
+    a packet in the other socket's L3 costs 30 + 5·⌈(hdr+data)/64⌉ cycles and
+    ⌈(hdr+data)/64⌉ DRAM accesses (Sec. 4.2). The result is the mean over ``remote_fraction``."""
+    p, c = ctx.platform, ctx.platform.cache
+    hdr, data = a["hdr"], a["data"]
+    local = Cost(c.l3_access_cycles + c.l1_write_cycles * _lines(hdr, p), 0,
+                 f"{_n(c.l3_access_cycles)} + {_n(c.l1_write_cycles)}·⌈{_n(hdr)}/{_n(c.line_bytes)}⌉")
+    f = 1.0 if not p.nic.ddio else ctx.remote_fraction
+    if f == 0:
+        return local
+    whole = _lines(hdr + data, p)
+    remote = Cost(p.instructions.remote_io_base_cycles + c.l1_write_cycles * whole, whole,
+                  f"{_n(p.instructions.remote_io_base_cycles)} + {_n(c.l1_write_cycles)}·"
+                  f"⌈{_n(hdr + data)}/{_n(c.line_bytes)}⌉ + {whole} DRAM")
+    if f == 1:
+        return remote
+    return Cost(local.cycles * (1 - f) + remote.cycles * f, remote.dram_accesses * f,
+                f"{_n(1 - f)}·({local.formula}) + {_n(f)}·({remote.formula})")
+
+
+def mem_io(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``mem_I/O(hdr, data)``: 31 + 9·⌈hdr/64⌉ cycles, the header written back to L3."""
+    p, c = ctx.platform, ctx.platform.cache
+    return Cost(c.l3_access_cycles + c.l3_writeback_cycles * _lines(a["hdr"], p), 0,
+                f"{_n(c.l3_access_cycles)} + {_n(c.l3_writeback_cycles)}·"
+                f"⌈{_n(a['hdr'])}/{_n(c.line_bytes)}⌉")
+
+
+def parse(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``parse(b)``/``deparse(b)``: 5 (L1) or 12 (L2) cycles per 64-bit register, and optionally
+    ⌈b/64⌉ L3-or-DRAM accesses (the braces of Sec. 2.2 item 2)."""
+    p = ctx.platform
+    level = p.conventions.parse_cache_level
+    load = p.cache.l1_load_cycles if level == "l1" else p.cache.l2_load_cycles
+    b = a["b"]
+    formula = f"{_n(load)}·⌈{_n(b)}/{_n(p.cpu.register_bytes)}⌉"
+    dram = 0
+    if p.conventions.parse_line_fetch:
+        dram = _lines(b, p)
+        formula += f" + {dram} DRAM"
+    return Cost(load * _regs(b, p), dram, formula)
+
+
+def increase(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``increase(b)``/``decrease(b)``/``sum(b)``: ⌈0.33·b/8⌉ cycles (3 ALU ops per cycle)."""
+    p = ctx.platform
+    k = p.instructions.alu_cycles_per_register
+    return Cost(ceil(k * a["b"] / p.cpu.register_bytes), 0,
+                f"⌈{_n(k)}·{_n(a['b'])}/{_n(p.cpu.register_bytes)}⌉")
+
+
+def checksum(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``checksum(b)``: 7·⌈b/2⌉ + 8 cycles + ⌈b/64⌉ L3-or-DRAM accesses (Fig. 3)."""
+    return _checksum(ctx, a["b"], accesses=True)
+
+
+def inc_checksum(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``inc_checksum(b)``: the checksum formula over the b changed bytes (RFC 1624); its
+    accesses count only if the profile says so (the old checksum has been parsed already)."""
+    return _checksum(ctx, a["b"], accesses=ctx.platform.conventions.inc_checksum_memory_access)
+
+
+def _checksum(ctx: MappingContext, b: float, *, accesses: bool) -> Cost:
+    p, i = ctx.platform, ctx.platform.instructions
+    dram = _lines(b, p) if accesses else 0
+    formula = (f"{_n(i.checksum_cycles_per_word)}·⌈{_n(b)}/{CHECKSUM_WORD_BYTES}⌉ + "
+               f"{_n(i.checksum_fixed_cycles)}" + (f" + {dram} DRAM" if accesses else ""))
+    return Cost(i.checksum_cycles_per_word * ceil(b / CHECKSUM_WORD_BYTES)
+                + i.checksum_fixed_cycles, dram, formula)
+
+
+def array_access(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``array_access(es, max)``: 1 + ⌈es/8⌉ cycles + ⌈es/64⌉ DRAM accesses. As printed, the
+    cost does not depend on ``max``: the array is taken to be in DRAM."""
+    p = ctx.platform
+    es = a["es"]
+    dram = _lines(es, p)
+    return Cost(p.instructions.index_cycles + _regs(es, p), dram,
+                f"{_n(p.instructions.index_cycles)} + ⌈{_n(es)}/{_n(p.cpu.register_bytes)}⌉"
+                f" + {dram} DRAM")
+
+
+def ht_lookup(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``ht_lookup(N, HE, max, p)``: ⌈(4N + 106 + 5⌈HE/8⌉ + 5⌈HE/32⌉)(1+p)⌉ cycles and
+    ⌈⌈HE/64⌉(1+p)⌉ L3-or-DRAM accesses (Fig. 4). A table of ``max·HE ≤ L1+L2`` bytes is in
+    cache: no memory access and no cache store term."""
+    p, i = ctx.platform, ctx.platform.instructions
+    n, he, p_coll = a["N"], a["HE"], a["p"]
+    in_cache = a["max"] * he <= p.cache_l1_l2_bytes
+    base = (i.hash_cycles_per_key_component * n + i.hash_lookup_cycles
+            + p.cache.l1_load_cycles * _regs(he, p))
+    terms = (f"{_n(i.hash_cycles_per_key_component)}·{_n(n)} + {_n(i.hash_lookup_cycles)} + "
+             f"{_n(p.cache.l1_load_cycles)}·⌈{_n(he)}/{_n(p.cpu.register_bytes)}⌉")
+    return _table_op(ctx, base, terms, he, p_coll, in_cache, accesses_per_line=1)
+
+
+def ct_insertion(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``ct_insertion(N, HE, max, p)``: lookup plus timestamp update (Fig. 5). Printed:
+    ⌈(4N + 129 + 7⌈HE/8⌉ + 5⌈HE/32⌉)(1+p)⌉ cycles and 2⌈⌈HE/64⌉(1+p)⌉ accesses; with the
+    ``ct_insertion_formula: ht_lookup`` convention it costs what ``ht_lookup`` does."""
+    p, i = ctx.platform, ctx.platform.instructions
+    if p.conventions.ct_insertion_formula == "ht_lookup":
+        return ht_lookup(ctx, a)
+    n, he, p_coll = a["N"], a["HE"], a["p"]
+    in_cache = a["max"] * he <= p.cache_l1_l2_bytes
+    base = (i.hash_cycles_per_key_component * n + i.ct_insertion_cycles
+            + i.ct_write_cycles_per_register * _regs(he, p))
+    terms = (f"{_n(i.hash_cycles_per_key_component)}·{_n(n)} + {_n(i.ct_insertion_cycles)} + "
+             f"{_n(i.ct_write_cycles_per_register)}·⌈{_n(he)}/{_n(p.cpu.register_bytes)}⌉")
+    return _table_op(ctx, base, terms, he, p_coll, in_cache, accesses_per_line=2)
+
+
+def _table_op(ctx: MappingContext, base: float, terms: str, he: float, p_coll: float,
+              in_cache: bool, *, accesses_per_line: int) -> Cost:
+    p, i = ctx.platform, ctx.platform.instructions
+    if in_cache:
+        return Cost(ceil(base * (1 + p_coll)), 0, f"⌈({terms})·(1+{_n(p_coll)})⌉, table in L1+L2")
+    store = i.hash_store_cycles * ceil(he / i.hash_store_granule_bytes)
+    dram = accesses_per_line * ceil(_lines(he, p) * (1 + p_coll))
+    prefix = f"{accesses_per_line}·" if accesses_per_line != 1 else ""
+    return Cost(ceil((base + store) * (1 + p_coll)), dram,
+                f"⌈({terms} + {_n(i.hash_store_cycles)}·⌈{_n(he)}/"
+                f"{_n(i.hash_store_granule_bytes)}⌉)·(1+{_n(p_coll)})⌉ + "
+                f"{prefix}⌈⌈{_n(he)}/{_n(p.cache.line_bytes)}⌉·(1+{_n(p_coll)})⌉ DRAM")
+
+
+def lpm_lookup(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``lpm_lookup(b, es)`` with DIR-24-8: ``array_access(es, 16M)``, and a second
+    ``array_access(es, 255)`` when the matching prefix is longer than 3 bytes."""
+    first = array_access(ctx, {"es": a["es"], "max": DIR24_FIRST_ENTRIES})
+    if a["b"] <= DIR24_FIRST_BYTES:
+        return Cost(first.cycles, first.dram_accesses, f"array_access(16M): {first.formula}")
+    second = array_access(ctx, {"es": a["es"], "max": DIR24_SECOND_ENTRIES})
+    return Cost(first.cycles + second.cycles, first.dram_accesses + second.dram_accesses,
+                f"array_access(16M): {first.formula}; array_access(255): {second.formula}")

@@ -1,0 +1,193 @@
+"""Per-packet cost of an NF on a platform and its throughput bounds (Baldi & Sapio, Sec. 2.2-4.2).
+
+The cost of a packet path is the sum of its EO costs plus the profile's per-packet overhead. From
+it come three bounds: CPU (clock / cycles, times the cores), memory (one DRAM access takes the
+profile's latency, accesses are serialised: Sec. 3.1.1) and link (all NIC ports at line rate, 20 B
+of preamble and gap per frame). The throughput is the smallest; its name is the bottleneck.
+An NF with several paths also gets a ``mix`` row: the paths' costs averaged with their weights,
+which is the cost of the mean packet when traffic splits over the paths in those proportions
+(Sec. 4.2's 42.5 Mpps for the BNG is this row).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from nfvperf import units
+from nfvperf.eo.costs import Cost, MappingContext
+from nfvperf.eo.model import NFModel, NFPath, OperationLine
+from nfvperf.eo.platform import Platform
+from nfvperf.errors import InputError
+
+#: The name of the weighted row of a multi-path NF.
+MIX_PATH = "mix"
+
+
+@dataclass(frozen=True)
+class LineCost:
+    """The cost of one EO line of a model at one frame size."""
+
+    index: int
+    operation: OperationLine
+    values: dict[str, float]
+    cost: Cost
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The estimate for one NF path (or the ``mix``) at one frame size and core count.
+
+    Rates are in packets (or bits) per second under ``prefixes``: SI unless the platform was
+    read with the paper's binary prefixes.
+    """
+
+    nf: str
+    path: str
+    platform: str
+    frame_bytes: int
+    cores: int
+    remote_fraction: float
+    lines: tuple[LineCost, ...]
+    overhead_cycles: float
+    cycles_per_packet: float
+    dram_accesses_per_packet: float
+    cpu_bound_pps_per_core: float
+    memory_bound_pps: float
+    link_bound_pps_per_port: float
+    ports: int
+    prefixes: units.Prefixes = units.SI
+
+    @property
+    def cpu_bound_pps(self) -> float:
+        return self.cpu_bound_pps_per_core * self.cores
+
+    @property
+    def link_bound_pps(self) -> float:
+        return self.link_bound_pps_per_port * self.ports
+
+    @property
+    def bounds(self) -> dict[str, float]:
+        return {"cpu": self.cpu_bound_pps, "memory": self.memory_bound_pps,
+                "link": self.link_bound_pps}
+
+    @property
+    def bottleneck(self) -> str:
+        bounds = self.bounds
+        return min(bounds, key=bounds.__getitem__)
+
+    @property
+    def throughput_pps(self) -> float:
+        return min(self.bounds.values())
+
+    def gbps(self, pps: float) -> float:
+        """Bits per second on the wire (frame + 20 B) of a packet rate, in G of ``prefixes``."""
+        return pps * units.wire_bits(self.frame_bytes) / self.prefixes.giga
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON contract of ``nfvperf estimate --format json`` (see the README)."""
+        mega = self.prefixes.mega
+        return {
+            "nf": self.nf,
+            "path": self.path,
+            "platform": self.platform,
+            "packet_size": self.frame_bytes,
+            "cores": self.cores,
+            "remote_fraction": self.remote_fraction,
+            "cycles_per_packet": _num(self.cycles_per_packet),
+            "dram_accesses_per_packet": _num(self.dram_accesses_per_packet),
+            "cpu_bound_mpps_per_core": _num(self.cpu_bound_pps_per_core / mega),
+            "cpu_bound_mpps": _num(self.cpu_bound_pps / mega),
+            "memory_bound_mpps": _num(self.memory_bound_pps / mega),
+            "link_bound_mpps_per_port": _num(self.link_bound_pps_per_port / mega),
+            "link_bound_mpps": _num(self.link_bound_pps / mega),
+            "throughput_mpps": _num(self.throughput_pps / mega),
+            "throughput_gbps": _num(self.gbps(self.throughput_pps)),
+            "cpu_bound_gbps": _num(self.gbps(self.cpu_bound_pps)),
+            "memory_bound_gbps": _num(self.gbps(self.memory_bound_pps)),
+            "bottleneck": self.bottleneck,
+            "units": self.prefixes.name,
+        }
+
+
+def _num(x: float) -> float | None:
+    """JSON has no infinity: an unbounded rate is ``null``."""
+    return None if math.isinf(x) else float(round(x, 9))
+
+
+def estimate(
+    nf: NFModel,
+    platform: Platform,
+    *,
+    frame_bytes: int = units.MIN_FRAME_BYTES,
+    cores: int = 1,
+    remote_fraction: float = 0.0,
+    params: dict[str, float] | None = None,
+) -> list[Estimate]:
+    """Estimate every path of ``nf`` on ``platform`` (and the ``mix`` of a multi-path NF).
+
+    Parameters
+    ----------
+    frame_bytes
+        Ethernet frame size, FCS included (64 B minimum, as RFC 2544 counts it).
+    cores
+        Cores running the NF; the CPU bound scales with them, memory and link do not.
+    remote_fraction
+        Share of packets that ``I/O_mem`` reads from the other socket (Sec. 4.2); 0.5 when
+        traffic from two NICs on two sockets is spread uniformly over cores of both.
+    params
+        Values for the model's ``params``, overriding their defaults.
+
+    Rates are reported under the prefixes the platform was loaded with (``units.BINARY`` for
+    the paper's printed figures).
+    """
+    units.check_frame_bytes(frame_bytes)
+    if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= platform.cores:
+        raise InputError(f"a number of cores from 1 to {platform.cores} (platform "
+                         f"{platform.name})", cores, field="--cores")
+    if not 0 <= remote_fraction <= 1:
+        raise InputError("a fraction in [0, 1]", remote_fraction, field="--remote-fraction")
+    if remote_fraction > 0 and platform.cpu.sockets < 2:
+        raise InputError(f"a platform with 2 or more sockets for --remote-fraction "
+                         f"({platform.name} has 1)", remote_fraction, field="--remote-fraction")
+    ctx = MappingContext(platform, remote_fraction)
+    prefixes = platform.prefixes
+    env = nf.environment(frame_bytes, params)
+    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes) for path in nf.paths]
+    if len(rows) > 1:
+        rows.append(_mix(nf, rows, platform, frame_bytes, cores, remote_fraction, prefixes))
+    return rows
+
+
+def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
+          frame_bytes: int, cores: int, prefixes: units.Prefixes) -> Estimate:
+    lines = []
+    for i, op in enumerate(path.operations):
+        values = op.evaluate(env, frame_bytes)
+        lines.append(LineCost(i, op, values, op.spec.cost(ctx, values)))
+    overhead = ctx.platform.conventions.per_packet_overhead_cycles
+    cycles = sum(line.cost.cycles for line in lines) + overhead
+    dram = sum(line.cost.dram_accesses for line in lines)
+    return _bounds(nf.name, path.name, ctx.platform, frame_bytes, cores, ctx.remote_fraction,
+                   tuple(lines), overhead, cycles, dram, prefixes)
+
+
+def _mix(nf: NFModel, rows: list[Estimate], platform: Platform, frame_bytes: int, cores: int,
+         remote_fraction: float, prefixes: units.Prefixes) -> Estimate:
+    weights = [p.weight for p in nf.paths]
+    total = sum(weights)
+    cycles = sum(w * r.cycles_per_packet for w, r in zip(weights, rows)) / total
+    dram = sum(w * r.dram_accesses_per_packet for w, r in zip(weights, rows)) / total
+    overhead = platform.conventions.per_packet_overhead_cycles
+    return _bounds(nf.name, MIX_PATH, platform, frame_bytes, cores, remote_fraction, (),
+                   overhead, cycles, dram, prefixes)
+
+
+def _bounds(nf: str, path: str, platform: Platform, frame_bytes: int, cores: int,
+            remote_fraction: float, lines: tuple[LineCost, ...], overhead: float, cycles: float,
+            dram: float, prefixes: units.Prefixes) -> Estimate:
+    per_core = platform.cpu.clock_hz / cycles if cycles > 0 else math.inf
+    memory = 1.0 / (dram * platform.memory.access_latency_s) if dram > 0 else math.inf
+    per_port = units.line_rate_pps(platform.nic.link_bps, frame_bytes)
+    return Estimate(nf, path, platform.name, frame_bytes, cores, remote_fraction, lines, overhead,
+                    cycles, dram, per_core, memory, per_port, platform.nic.ports, prefixes)

@@ -1,0 +1,184 @@
+"""Platform profiles: every number the EO mapping reads about one machine (Baldi & Sapio, Sec. 2.2).
+
+A profile is YAML with five hardware sections (``cpu``, ``cache``, ``memory``, ``nic``,
+``instructions``) and ``conventions``: the choices the paper's text leaves open (see
+``data/platforms/xeon-e5-2690v2.yaml`` for why each is set as it is). Quantities carry units in
+the file (``3.6 GHz``, ``32 KB``, ``1333 MT/s``) and are SI numbers in Python (``clock_hz``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo
+
+from nfvperf import units
+from nfvperf.errors import InputError
+from nfvperf.validation import FileModel, validate
+
+
+def _prefixes(info: ValidationInfo) -> units.Prefixes:
+    return (info.context or {}).get("prefixes", units.SI)
+
+
+def _as_value_error(fn):
+    def wrapper(value: Any, info: ValidationInfo) -> float:
+        try:
+            return fn(value, info)
+        except InputError as exc:
+            raise ValueError(exc.expected) from None
+    return wrapper
+
+
+Bytes = Annotated[float, BeforeValidator(_as_value_error(lambda v, i: units.parse_bytes(v))),
+                  Field(gt=0)]
+Hz = Annotated[float, BeforeValidator(_as_value_error(
+    lambda v, i: units.parse_rate(v, "hz", prefixes=_prefixes(i)))), Field(gt=0)]
+Bps = Annotated[float, BeforeValidator(_as_value_error(
+    lambda v, i: units.parse_rate(v, "bps", prefixes=_prefixes(i)))), Field(gt=0)]
+TransfersPerS = Annotated[float, BeforeValidator(_as_value_error(
+    lambda v, i: units.parse_rate(v, "transfers", prefixes=_prefixes(i)))), Field(gt=0)]
+Cycles = Annotated[float, Field(ge=0)]
+
+
+class Cpu(FileModel):
+    model: str | None = None
+    clock_hz: Hz = Field(alias="clock", description="core clock used for the estimate")
+    sockets: int = Field(ge=1)
+    cores_per_socket: int = Field(ge=1)
+    register_bytes: Bytes = Field(8, alias="register", description="width of a general register")
+
+
+class Cache(FileModel):
+    line_bytes: Bytes = Field(64, alias="line")
+    l1_bytes: Bytes = Field(alias="l1", description="L1 data cache per core")
+    l2_bytes: Bytes = Field(alias="l2", description="L2 cache per core")
+    l3_bytes: Bytes | None = Field(None, alias="l3", description="shared L3 per socket")
+    l1_load_cycles: Cycles = Field(description="load of a register from L1")
+    l2_load_cycles: Cycles = Field(description="load of a register from L2")
+    l3_access_cycles: Cycles = Field(description="access to the L3 cache")
+    l1_write_cycles: Cycles = Field(description="write of a cache line into L1/L2")
+    l3_writeback_cycles: Cycles = Field(description="write-back of a cache line to L3")
+
+
+class Memory(FileModel):
+    kind: str | None = None
+    data_rate_tps: TransfersPerS = Field(alias="data_rate", description="DRAM transfers per second")
+    cas_latency: float = Field(gt=0, description="CAS latency in memory clock cycles (CL)")
+    latency_cas_multiplier: float = Field(
+        ge=0, description="latency = (multiplier x CL + extra) / data rate")
+    latency_extra_transfers: float = Field(ge=0)
+
+    @property
+    def access_latency_s(self) -> float:
+        """Time of one DRAM access as the paper's formula gives it (Sec. 3.1.1)."""
+        return (self.latency_cas_multiplier * self.cas_latency
+                + self.latency_extra_transfers) / self.data_rate_tps
+
+
+class Nic(FileModel):
+    model: str | None = None
+    ports: int = Field(ge=1)
+    link_bps: Bps = Field(alias="link", description="line rate of one port")
+    ddio: bool = Field(description="packets arrive in the L3 of the local socket (Intel DDIO)")
+
+
+class Instructions(FileModel):
+    """Cycle counts of the instruction sequences the Section 2.2 formulas are made of."""
+
+    alu_cycles_per_register: Cycles = Field(
+        description="increase/decrease/sum: cycles per register of operand (0.33: 3 per cycle)")
+    index_cycles: Cycles = Field(description="array_access: ADD that computes the index")
+    checksum_cycles_per_word: Cycles = Field(description="checksum loop, per 16-bit word")
+    checksum_fixed_cycles: Cycles = Field(description="checksum folding after the loop")
+    hash_cycles_per_key_component: Cycles = Field(description="ht_lookup: per key component N")
+    hash_lookup_cycles: Cycles = Field(description="ht_lookup: hash, index and compare")
+    hash_store_cycles: Cycles = Field(description="ht_lookup: cache store per granule of entry")
+    hash_store_granule_bytes: Bytes = Field(alias="hash_store_granule")
+    ct_insertion_cycles: Cycles = Field(description="ct_insertion: lookup, timestamp and store")
+    ct_write_cycles_per_register: Cycles = Field(description="ct_insertion: per register of entry")
+    remote_io_base_cycles: Cycles = Field(
+        description="I/O_mem of a packet in the other socket's L3 (Sec. 4.2)")
+
+
+class Conventions(FileModel):
+    """Choices the paper's text does not settle; each is explained in the packaged profiles."""
+
+    parse_cache_level: Literal["l1", "l2"] = Field(
+        description="where parse/deparse find their data: l1 (5 cycles) or l2 (12 cycles)")
+    parse_line_fetch: bool = Field(
+        description="parse/deparse add the optional ceil(b/64) L3-or-DRAM access")
+    ct_insertion_formula: Literal["printed", "ht_lookup"] = Field(
+        description="price ct_insertion with its printed formula or with ht_lookup's")
+    inc_checksum_memory_access: bool = Field(
+        description="inc_checksum adds the ceil(b/64) accesses of checksum")
+    per_packet_overhead_cycles: Cycles = Field(
+        description="cycles added once per packet to the sum of the EO costs")
+
+
+class Platform(FileModel):
+    """A platform profile (see the module docstring)."""
+
+    name: str
+    description: str = ""
+    source: str | None = None
+    cpu: Cpu
+    cache: Cache
+    memory: Memory
+    nic: Nic
+    instructions: Instructions
+    conventions: Conventions
+    _prefixes: units.Prefixes = PrivateAttr(default=units.SI)
+
+    @property
+    def prefixes(self) -> units.Prefixes:
+        """How k/M/G were read from the file: SI, or binary for the paper's printed figures."""
+        return self._prefixes
+
+    @property
+    def cores(self) -> int:
+        return self.cpu.sockets * self.cpu.cores_per_socket
+
+    @property
+    def cache_l1_l2_bytes(self) -> float:
+        """The capacity under which a whole table stays in a core's L1+L2 (288 KB in Sec. 2.2)."""
+        return self.cache.l1_bytes + self.cache.l2_bytes
+
+
+PACKAGED_DIR = Path(__file__).resolve().parent.parent / "data" / "platforms"
+
+
+def packaged_platforms() -> list[str]:
+    """Names of the profiles shipped with nfvperf."""
+    return sorted(p.stem for p in PACKAGED_DIR.glob("*.yaml"))
+
+
+def load_platform(ref: str | Path, *, prefixes: units.Prefixes = units.SI) -> Platform:
+    """Load a profile by packaged name or path; raise :class:`InputError` when it is not valid.
+
+    ``prefixes=units.BINARY`` reads ``GHz``, ``Gbps`` and ``MT/s`` with G = 2^30 and M = 2^20,
+    the reading under which the paper's printed rates come out (``--paper-units``).
+    """
+    from nfvperf.io import load_yaml, read_text
+
+    path, label = resolve_ref(ref, PACKAGED_DIR, packaged_platforms(), "platform")
+    doc = load_yaml(read_text(path), label)
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a mapping with the fields of a platform profile",
+                        type(doc.data).__name__ if doc.data is not None else "an empty file")
+    platform = validate(Platform, doc, context={"prefixes": prefixes})
+    platform._prefixes = prefixes
+    return platform
+
+
+def resolve_ref(ref: str | Path, folder: Path, names: list[str], what: str) -> tuple[Path, str]:
+    """A packaged name or a file path -> (path to read, label for messages)."""
+    text = str(ref)
+    if text in names and not Path(text).exists():
+        return folder / f"{text}.yaml", f"nfvperf:{folder.name}/{text}.yaml"
+    path = Path(text)
+    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in text:
+        return path, text
+    raise InputError(f"a packaged {what} ({', '.join(names)}) or a YAML file", text,
+                     field=what)

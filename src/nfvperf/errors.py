@@ -1,0 +1,71 @@
+"""Typed errors of the library; only ``cli.py`` turns them into a message and an exit code."""
+
+from __future__ import annotations
+
+
+_UNSET = object()
+
+
+class NfvperfError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(NfvperfError):
+    """Bad input: a file, field or value that is not what it should be (exit code 2).
+
+    The message reads ``FILE:LINE: FIELD: expected EXPECTED, found FOUND``; parts that are
+    unknown are left out, so a command-line value reads ``--packet-size: expected ..., found "12"``.
+    """
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        expected: str,
+        found: object = _UNSET,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.expected = expected
+        self.found = found
+        self.file = file
+        self.line = line
+        self.field = field
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = self.file + (f":{self.line}" if self.line is not None else "") + ": "
+        what = f"{self.field}: " if self.field else ""
+        found = "" if self.found is _UNSET else f", found {_quote(self.found)}"
+        return f"{where}{what}expected {self.expected}{found}"
+
+    def located(self, *, file: str | None = None, line: int | None = None,
+                field: str | None = None) -> InputError:
+        """Return a copy that fills in where the error happened, keeping what is known."""
+        inner = self.field
+        if field and inner and not inner.startswith(field):
+            inner = f"{field}.{inner}" if not inner.startswith("[") else f"{field}{inner}"
+        return InputError(
+            self.expected,
+            self.found,
+            file=self.file or file,
+            line=self.line if self.line is not None else line,
+            field=inner or field,
+        )
+
+
+def _quote(value: object) -> str:
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
+    if value is None:
+        return "nothing"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nfvperf import units
+from nfvperf.eo.platform import load_platform
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def write_yaml(tmp_path: Path):
+    """Write a YAML text (dedented) to a file and return its path."""
+    def write(text: str, name: str = "file.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+    return write
+
+
+@pytest.fixture
+def cli():
+    """Run the nfvperf CLI in-process like the console script does; returns (code, out, err)."""
+    from nfvperf.cli import app, main  # noqa: F401
+
+    def run(*args: str):
+        import io
+        import sys
+        from contextlib import redirect_stderr, redirect_stdout
+
+        out, err = io.StringIO(), io.StringIO()
+        argv = sys.argv
+        sys.argv = ["nfvperf", *args]
+        code = 0
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            sys.argv = argv
+        return code, out.getvalue(), err.getvalue()
+    return run
+
+
+@pytest.fixture
+def run_json(cli):
+    def run(*args: str):
+        code, out, err = cli(*args, "--format", "json")
+        assert code == 0, err
+        return json.loads(out)
+    return run
+
+
+@pytest.fixture(scope="session")
+def paper_platform():
+    """The reproducing profile read with the paper's binary prefixes."""
+    return load_platform("xeon-e5-2690v2", prefixes=units.BINARY)
+
+
+@pytest.fixture(scope="session")
+def si_platform():
+    return load_platform("xeon-e5-2690v2")
+
+
+@pytest.fixture(scope="session")
+def printed_platform():
+    return load_platform("xeon-e5-2690v2-printed")
+
+
+__all__ = ["CliRunner", "DATA"]
