@@ -67,5 +67,7 @@ def _quote(value: object) -> str:
         return '"' + text.replace('"', '\\"').replace("\n", "\\n") + '"'
     if value is None:
         return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

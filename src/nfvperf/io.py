@@ -70,8 +70,9 @@ def load_yaml(text: str, file: str) -> Document:
     """
     import yaml
 
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -81,7 +82,8 @@ def load_yaml(text: str, file: str) -> Document:
     except yaml.YAMLError as exc:
         raise InputError("valid YAML", str(exc).splitlines()[0], file=file) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     doc = Document(data=None, file=file)
     if node is None:
         return doc

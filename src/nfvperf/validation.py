@@ -81,7 +81,8 @@ def _expected(cls: type[BaseModel], err: dict[str, Any], path: tuple) -> str:
         sign = {"greater_than": ">", "greater_than_equal": "≥", "less_than": "<",
                 "less_than_equal": "≤"}[kind]
         limit = next(iter(err["ctx"].values()))
-        return f"a number {sign} {limit}"
+        return f"a number {sign} {limit:g}" if isinstance(limit, (int, float)) else \
+            f"a number {sign} {limit}"
     msg = re.sub(r"^Input should be ", "", err["msg"])
     return msg[0].lower() + msg[1:] if msg else kind
 

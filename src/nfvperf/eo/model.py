@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, WithJsonSchema, model_validator
+from pydantic import Field, WithJsonSchema
 
 from nfvperf import units
 from nfvperf.eo.expr import Expr, ExprError
@@ -64,12 +64,6 @@ class NFModelFile(FileModel):
     operations: list[Operation] | None = Field(None, min_length=1)
     paths: dict[str, PathDecl] | None = Field(None, min_length=1)
 
-    @model_validator(mode="after")
-    def _one_of(self) -> NFModelFile:
-        if (self.operations is None) == (self.paths is None):
-            raise ValueError("either 'operations' or 'paths' (not both)")
-        return self
-
 
 @dataclass(frozen=True)
 class OperationLine:
@@ -97,8 +91,8 @@ class OperationLine:
                 raise self._error(param.name, "an expression that can be evaluated",
                                   f"{expr.text} (division by zero at a {frame_bytes} B frame)")
             if not check_value(param.kind, value):
-                shown = f"{value:g}" if expr.constant else (
-                    f"{value:g} ({expr.text} at a {frame_bytes} B frame)")
+                shown: object = (int(value) if value.is_integer() else value) if expr.constant \
+                    else f"{value:g} ({expr.text} at a {frame_bytes} B frame)"
                 raise self._error(param.name, KIND_EXPECTED[param.kind], shown)
             values[param.name] = value
         return values
@@ -172,6 +166,9 @@ def parse_nf(text: str, file: str = "<model>") -> NFModel:
         found = "an empty file" if doc.data is None else _kind(doc.data)
         raise doc.error((), "a mapping with name, description and operations or paths", found)
     raw = validate(NFModelFile, doc)
+    if (raw.operations is None) == (raw.paths is None):
+        raise doc.error((), "either 'operations' or 'paths'",
+                        "neither" if raw.operations is None else "both")
     params, docs = _params(raw, doc)
     variables = set(BUILTIN_VARIABLES) | set(params)
     if raw.operations is not None:
@@ -245,7 +242,7 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
                                 key)
         missing = [name for name in wanted if name not in raw_args]
         if missing:
-            raise doc.error(where, f"parameter {missing[0]} of {spec.name}", "nothing")
+            raise doc.error(where, f"parameter {missing[0]} of {spec.name}", None)
     exprs = {}
     for param in spec.params:
         value = raw_args[param.name]
@@ -253,7 +250,7 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
         try:
             expr = Expr.parse(value)
         except ExprError as exc:
-            raise doc.error(at, f"{spec.name} argument {param.name} as {exc}", value) from None
+            raise doc.error(at, f"{exc} in {spec.name} argument {param.name}", value) from None
         unknown = sorted(expr.variables - variables)
         if unknown:
             raise doc.error(at, f"a known variable ({', '.join(sorted(variables))})", unknown[0])

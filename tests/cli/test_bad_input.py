@@ -1,0 +1,66 @@
+"""Every file of tests/data/bad has one defect; its first line says the message it must give.
+
+Bad input exits with code 2 and one line naming the file, line, field, what was expected and
+what was found: never a traceback, and nothing written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+BAD = sorted((Path(__file__).parent.parent / "data" / "bad").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
+    expected = path.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ")
+    out_file = tmp_path / "out.json"
+    if path.name.startswith("platform-"):
+        args = ["estimate", "l2_basic_forwarding", "--platform", str(path)]
+    else:
+        args = ["estimate", str(path)]
+    code, out, err = cli(*args, "-f", "json", "-o", str(out_file))
+    assert code == 2
+    assert out == ""
+    assert err == f"nfvperf: error: {path}{expected}\n"
+    assert not out_file.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["estimate", "nope"], 'model: expected a packaged model (bng, l2_basic_forwarding, '
+     'l2_learning_switch, mpls_switch) or a YAML file, found "nope"'),
+    (["estimate", "bng", "-s", "63"], "--packet-size: expected a frame size in bytes from 64 to "
+     "9216, found 63"),
+    (["estimate", "bng", "--packet-sizes", "64,x"], "--packet-sizes: expected comma-separated "
+     'frame sizes such as 64,128,256, or rfc2544, found "64,x"'),
+    (["estimate", "bng", "-c", "21"], "--cores: expected a number of cores from 1 to 20 "
+     "(platform xeon-e5-2690v2), found 21"),
+    (["estimate", "bng", "--remote-fraction", "1.5"], "--remote-fraction: expected a fraction in "
+     "[0, 1], found 1.5"),
+    (["estimate", "bng", "--param", "x"], '--param: expected NAME=NUMBER, found "x"'),
+    (["estimate", "bng", "--param", "x=1"], '--param: expected a parameter of model bng (none), '
+     'found "x"'),
+    (["estimate", "bng", "-p", "nowhere.yaml"], 'nowhere.yaml: expected an existing file, found '
+     '"nowhere.yaml"'),
+    (["estimate", "bng", "-p", "no-such-platform"], 'platform: expected a packaged platform '
+     '(xeon-e5-2690v2, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
+])
+def test_bad_command_line_values(cli, args, message):
+    code, out, err = cli(*args)
+    assert (code, out, err) == (2, "", f"nfvperf: error: {message}\n")
+
+
+def test_unreadable_output_directory(cli, tmp_path):
+    code, out, err = cli("estimate", "bng", "-o", str(tmp_path / "missing" / "x.txt"))
+    assert code == 2
+    assert err.startswith("nfvperf: error: --out: expected a writable file")
+
+
+def test_debug_shows_the_traceback(cli):
+    from nfvperf.errors import InputError
+
+    with pytest.raises(InputError):
+        cli("--debug", "estimate", "nope")

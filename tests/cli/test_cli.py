@@ -1,0 +1,131 @@
+"""The CLI as a user meets it: verbs, formats, outputs and start-up cost."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def test_estimate_json_is_one_object_per_path_and_size(run_json):
+    rows = run_json("estimate", "l2_basic_forwarding", "bng", "--packet-sizes", "64,128")
+    assert [(r["nf"], r["path"], r["packet_size"]) for r in rows] == [
+        ("l2_basic_forwarding", "main", 64), ("l2_basic_forwarding", "main", 128),
+        ("bng", "access", 64), ("bng", "core", 64), ("bng", "mix", 64),
+        ("bng", "access", 128), ("bng", "core", 128), ("bng", "mix", 128)]
+    assert rows[0]["cycles_per_packet"] == 213
+    assert rows[0]["platform"] == "xeon-e5-2690v2"
+    assert rows[0]["cpu_bound_mpps"] == pytest.approx(3600 / 213)
+
+
+def test_estimate_paper_units_and_cores(run_json):
+    [row] = run_json("estimate", "l2_learning_switch", "--paper-units", "-c", "2")
+    assert row["cpu_bound_mpps"] == pytest.approx(2 * 3686.4 / 352)
+    assert row["units"] == "binary"
+
+
+def test_estimate_rfc2544_sweep_csv(cli):
+    code, out, err = cli("estimate", "mpls_switch", "--packet-sizes", "rfc2544", "-f", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [int(r["packet_size"]) for r in rows] == [64, 128, 256, 512, 1024, 1280, 1518]
+    assert rows[-1]["bottleneck"] == "link"
+
+
+def test_estimate_table(cli):
+    code, out, err = cli("estimate", "l2_basic_forwarding")
+    assert code == 0, err
+    assert "l2_basic_forwarding" in out and "213" in out and "cpu" in out
+
+
+def test_estimate_of_a_user_file_and_output_file(cli, write_yaml, tmp_path):
+    model = write_yaml("""
+        name: my_nf
+        description: a user's NF
+        operations:
+          - "I/O_mem(30, ps)"
+          - {op: lpm_lookup, b: 3, es: 4}
+          - "mem_I/O(30, ps)"
+    """)
+    target = tmp_path / "out.json"
+    code, out, err = cli("estimate", str(model), "-f", "json", "-o", str(target))
+    assert (code, out) == (0, "")
+    [row] = json.loads(target.read_text())
+    assert row["nf"] == "my_nf" and row["cycles_per_packet"] == 36 + 2 + 40 + 2
+
+
+def test_explain_lines_add_up(run_json):
+    rows = run_json("explain", "bng")
+    for path, total in (("access", 717), ("core", 274)):
+        mine = [r for r in rows if r["path"] == path]
+        assert sum(r["cycles"] for r in mine) == total
+        assert sum(r["share"] for r in mine) == pytest.approx(1)
+    assert rows[0]["operation"] == "I/O_mem(42, ps-28)" and rows[0]["line"] is not None
+
+
+def test_explain_table_shows_formulas(cli):
+    code, out, err = cli("explain", "l2_basic_forwarding", "-p", "xeon-e5-2690v2-printed")
+    assert code == 0, err
+    assert "ht_lookup(1, 12, 2M, 0)" in out and "211 cycles" in out
+
+
+@pytest.mark.parametrize("what, name", [("models", "bng"), ("platforms", "xeon-e5-2690v2"),
+                                        ("eos", "ct_insertion")])
+def test_list(run_json, cli, what, name):
+    assert name in [r["name"] for r in run_json("list", what)]
+    code, out, _ = cli("list", what)
+    assert code == 0 and name in out
+
+
+@pytest.mark.parametrize("what", ["model", "platform"])
+def test_schema_is_json_schema(cli, what):
+    code, out, err = cli("schema", what)
+    assert code == 0, err
+    schema = json.loads(out)
+    assert schema["type"] == "object"
+    assert "name" in schema["properties"]
+
+
+def test_model_schema_validates_packaged_models_shape(cli):
+    """The schema's operation entries name every EO of the catalogue."""
+    from nfvperf.eo.operations import names
+
+    schema = json.loads(cli("schema", "model")[1])
+    assert names()[0] in json.dumps(schema) and "ct_insertion" in json.dumps(schema)
+
+
+def test_demo_table_and_json(cli, run_json):
+    code, out, err = cli("demo")
+    assert code == 0, err
+    assert "24 of 31 printed figures reproduced" in out
+    assert "inconsistent in the paper" in out
+    data = run_json("demo")
+    assert {f["status"] for f in data["figures"]} == {
+        "reproduced", "reproduced (truncated)", "inconsistent in the paper"}
+    settings = {e["setting"] for e in data["setting_effects"]}
+    assert {"cpu.clock", "memory.latency_cas_multiplier", "conventions.ct_insertion_formula",
+            "conventions.per_packet_overhead_cycles"} <= settings
+
+
+def test_console_script_and_lazy_imports():
+    """`python -m nfvperf` works, and an estimate does not import SciPy, numba, NumPy or plotting."""
+    code = ("import sys, runpy; sys.argv=['nfvperf','estimate','bng','-f','json'];\n"
+            "try: runpy.run_module('nfvperf', run_name='__main__')\n"
+            "except SystemExit as e: assert not e.code, e.code\n"
+            "heavy = [m for m in ('scipy','numba','numpy','matplotlib','pandas') if m in sys.modules]\n"
+            "assert not heavy, heavy\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["nf"] == "bng"
+
+
+def test_help_lists_the_verbs():
+    proc = subprocess.run([sys.executable, "-m", "nfvperf", "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0
+    for verb in ("estimate", "explain", "list", "schema", "demo"):
+        assert verb in proc.stdout
