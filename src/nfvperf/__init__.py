@@ -29,6 +29,8 @@ _EXPORTS = {
     "units": "nfvperf.units",
 }
 
+_MODULES = {"units"}
+
 __all__ = sorted(_EXPORTS)
 
 
@@ -37,7 +39,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'nfvperf' has no attribute {name!r}")
     value = import_module(module)
-    return value if name == module.rsplit(".", 1)[-1] else getattr(value, name)
+    return value if name in _MODULES else getattr(value, name)
 
 
 def __dir__() -> list[str]:
