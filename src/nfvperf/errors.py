@@ -46,20 +46,6 @@ class InputError(NfvperfError):
         found = "" if self.found is _UNSET else f", found {_quote(self.found)}"
         return f"{where}{what}expected {self.expected}{found}"
 
-    def located(self, *, file: str | None = None, line: int | None = None,
-                field: str | None = None) -> InputError:
-        """Return a copy that fills in where the error happened, keeping what is known."""
-        inner = self.field
-        if field and inner and not inner.startswith(field):
-            inner = f"{field}.{inner}" if not inner.startswith("[") else f"{field}{inner}"
-        return InputError(
-            self.expected,
-            self.found,
-            file=self.file or file,
-            line=self.line if self.line is not None else line,
-            field=inner or field,
-        )
-
 
 def _quote(value: object) -> str:
     if isinstance(value, str):

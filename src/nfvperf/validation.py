@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from nfvperf.errors import InputError
-from nfvperf.io import Document, format_path
+from nfvperf.io import Document
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -112,5 +112,3 @@ def _model_of(annotation: Any) -> Any:
             return found
     return None
 
-
-__all__ = ["FileModel", "validate", "format_path"]

@@ -136,9 +136,8 @@ def demo_tables(report) -> list[Any]:
              for lbl in labels}
     eff_rows = []
     for e in report.effects:
-        row = {"setting": e.setting, "ours": compact(e.ours) if not isinstance(e.ours, str)
-               else e.ours, "printed": compact(e.printed) if not isinstance(e.printed, str)
-               else e.printed}
+        row = {"setting": e.setting, "ours": _setting(e.setting, e.ours),
+               "printed": _setting(e.setting, e.printed)}
         for lbl in labels:
             dc, dd = e.delta_cycles[lbl], e.delta_dram[lbl]
             row[lbl] = ("0" if dc == 0 else f"{dc:+g}") + (f" {dd:+g}D" if dd else "")
@@ -167,3 +166,12 @@ def demo_tables(report) -> list[Any]:
     out.append(table(report.totals, tot_cols,
                      title="Per core at 64 B, SI: xeon-e5-2690v2 vs xeon-e5-2690v2-printed"))
     return out
+
+
+def _setting(key: str, value: Any) -> str:
+    """A profile value as a person reads it: 3.6 GHz rather than 3600000000.0."""
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value).lower() if isinstance(value, bool) else value
+    if key.endswith("clock"):
+        return f"{value / 1e9:g} GHz"
+    return compact(value)

@@ -64,3 +64,11 @@ def test_debug_shows_the_traceback(cli):
 
     with pytest.raises(InputError):
         cli("--debug", "estimate", "nope")
+
+
+def test_file_that_is_not_utf8(cli, tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"name: caf\xe9\n")
+    code, out, err = cli("estimate", str(path))
+    assert code == 2
+    assert err == f'nfvperf: error: {path}: expected UTF-8 text, found "byte 9 undecodable"\n'
