@@ -129,3 +129,24 @@ def test_help_lists_the_verbs():
     assert proc.returncode == 0
     for verb in ("estimate", "explain", "list", "schema", "demo"):
         assert verb in proc.stdout
+
+
+def test_packaged_and_example_files_validate_against_the_exported_schemas(cli):
+    """What `nfvperf schema` gives an editor accepts every file nfvperf ships."""
+    from pathlib import Path
+
+    import jsonschema
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    for kind, folders in (("model", ["src/nfvperf/data/nfs", "examples/models"]),
+                          ("platform", ["src/nfvperf/data/platforms", "examples/platforms"])):
+        schema = json.loads(cli("schema", kind)[1])
+        files = [f for folder in folders for f in sorted((root / folder).glob("*.yaml"))]
+        assert files
+        for path in files:
+            jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+        bad = yaml.safe_load(files[0].read_text())
+        bad["unexpected_field"] = 1
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)

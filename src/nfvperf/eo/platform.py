@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo
+from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo, WithJsonSchema
 
 from nfvperf import units
 from nfvperf.errors import InputError
@@ -31,14 +31,26 @@ def _as_value_error(fn):
     return wrapper
 
 
+def _quantity_schema(example: str) -> WithJsonSchema:
+    """Files write quantities with units ("3.6 GHz") or as bare numbers in the base unit."""
+    return WithJsonSchema({"anyOf": [
+        {"type": "number", "exclusiveMinimum": 0},
+        {"type": "string", "pattern": r"^\s*[0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?\s*[A-Za-z/]*\s*$",
+         "examples": [example]},
+    ]})
+
+
 Bytes = Annotated[float, BeforeValidator(_as_value_error(lambda v, i: units.parse_bytes(v))),
-                  Field(gt=0)]
+                  Field(gt=0), _quantity_schema("64 B")]
 Hz = Annotated[float, BeforeValidator(_as_value_error(
-    lambda v, i: units.parse_rate(v, "hz", prefixes=_prefixes(i)))), Field(gt=0)]
+    lambda v, i: units.parse_rate(v, "hz", prefixes=_prefixes(i)))), Field(gt=0),
+    _quantity_schema("3.6 GHz")]
 Bps = Annotated[float, BeforeValidator(_as_value_error(
-    lambda v, i: units.parse_rate(v, "bps", prefixes=_prefixes(i)))), Field(gt=0)]
+    lambda v, i: units.parse_rate(v, "bps", prefixes=_prefixes(i)))), Field(gt=0),
+    _quantity_schema("10 Gbps")]
 TransfersPerS = Annotated[float, BeforeValidator(_as_value_error(
-    lambda v, i: units.parse_rate(v, "transfers", prefixes=_prefixes(i)))), Field(gt=0)]
+    lambda v, i: units.parse_rate(v, "transfers", prefixes=_prefixes(i)))), Field(gt=0),
+    _quantity_schema("1333 MT/s")]
 Cycles = Annotated[float, Field(ge=0)]
 
 
