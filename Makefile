@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/nfvperf demo
+	mkdir -p out
+	$(BIN)/nfvperf demo --plot out/demo.png
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

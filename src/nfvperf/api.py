@@ -62,8 +62,28 @@ def json_schema(what: str) -> dict[str, Any]:
     else:
         from nfvperf.eo.platform import Platform as cls
     schema = cls.model_json_schema(by_alias=True, mode="validation")
+    if what == "platform":
+        schema = _with_partial_variant(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
+
+
+def _with_partial_variant(schema: dict[str, Any]) -> dict[str, Any]:
+    """A profile with a ``base`` may leave out any field but its name: accept either the full
+    schema or a copy of it in which only ``name`` and ``base`` are required."""
+    import copy
+    import json
+
+    defs = schema.pop("$defs", {})
+    full = schema
+    partial = json.loads(json.dumps(copy.deepcopy(full)).replace('"#/$defs/', '"#/$defs/Partial'))
+    partial_defs = {f"Partial{k}": json.loads(json.dumps(v).replace('"#/$defs/', '"#/$defs/Partial'))
+                    for k, v in defs.items()}
+    for node in (partial, *partial_defs.values()):
+        node.pop("required", None)
+    partial["required"] = ["name", "base"]
+    return {"title": full.get("title", "Platform"), "description": full.get("description", ""),
+            "anyOf": [full, partial], "$defs": {**defs, **partial_defs}}
 
 
 def _first_sentence(text: str) -> str:

@@ -55,6 +55,9 @@ PaperUnitsOpt = Annotated[bool, typer.Option(
     "the paper's printed figures do; SI otherwise.")]
 RemoteOpt = Annotated[float, typer.Option(
     "--remote-fraction", help="Share of packets read from the other socket's L3 (Sec. 4.2).")]
+PlotOpt = Annotated[Optional[Path], typer.Option(
+    "--plot", help="Also draw the result as a PNG file.", show_default=False)]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Say nothing but the results.")]
 ParamOpt = Annotated[Optional[list[str]], typer.Option(
     "--param", help="NAME=VALUE for a model parameter (repeatable).")]
 
@@ -84,17 +87,32 @@ def estimate(
     param: ParamOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
+    plot: PlotOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Per-packet cycles and DRAM accesses, and the CPU, memory and link bounds on a platform."""
+    """Per-packet cycles and DRAM accesses, and the CPU, memory and link bounds on a platform.
+
+    With --packet-sizes and --plot, draws throughput over frame size (like the paper's Figs. 10-13).
+    """
     from nfvperf import api
 
+    _quiet(quiet)
     sizes = _sizes(packet_size, packet_sizes)
+    if plot is not None and len(sizes) < 2:
+        from nfvperf.errors import InputError
+
+        raise InputError("two or more sizes in --packet-sizes for a plot", len(sizes),
+                         field="--plot")
     rows = api.estimate_rows(models, platform=platform, frame_sizes=sizes, cores=cores,
                              remote_fraction=remote_fraction, paper_units=paper_units,
                              params=_params(param))
     from nfvperf.views import estimate_table
 
     _emit([r.to_dict() for r in rows], fmt, out, estimate_table)
+    if plot is not None:
+        from nfvperf.plots import throughput_vs_frame
+
+        _plot(throughput_vs_frame, rows, plot)
 
 
 @app.command()
@@ -109,9 +127,12 @@ def explain(
     param: ParamOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Where the cycles go: the cost of each EO of a model, line by line."""
     from nfvperf import api
+
+    _quiet(quiet)
     from nfvperf.views import explain_rows, explain_tables
 
     rows = api.estimate_rows([model], platform=platform, frame_sizes=[packet_size], cores=1,
@@ -137,10 +158,12 @@ def list_(
 def schema(
     what: Annotated[SchemaWhat, typer.Argument(help="Which file kind.")],
     out: OutOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """JSON Schema of model or platform files, for editors."""
     from nfvperf import api
 
+    _quiet(quiet)
     _emit(api.json_schema(what.value), Format.json, out, None)
 
 
@@ -148,14 +171,28 @@ def schema(
 def demo(
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
+    plot: PlotOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
-    """The paper's Section 3 and 4.2 figures beside ours, with the reproduction status of each."""
-    from nfvperf.eo.reproduction import reproduce
+    """The paper's Section 3 and 4.2 figures beside ours, with the reproduction status of each.
+
+    --plot draws the estimate lines of the paper's Figs. 10-13 over frame sizes.
+    """
+    from nfvperf.eo.reproduction import figure_panels, reproduce
     from nfvperf.views import demo_tables
 
+    _quiet(quiet)
     report = reproduce()
     _emit(report.to_dict(), fmt, out, lambda data: demo_tables(report),
           csv_rows=report.to_dict()["figures"])
+    if plot is not None:
+        from nfvperf.plots import paper_figures
+
+        _plot(paper_figures, figure_panels(), plot)
+
+
+def _quiet(flag: bool) -> None:
+    _state["quiet"] = _state["quiet"] or flag
 
 
 def _sizes(one: int | None, many: str | None) -> list[int]:
@@ -223,6 +260,17 @@ def _emit(data: Any, fmt: Format, out: Path | None, make_tables, *, csv_rows=Non
         console.print(item)
 
 
+def _plot(draw, data, path: Path) -> None:
+    try:
+        draw(data, path)
+    except OSError as exc:
+        from nfvperf.errors import InputError
+
+        raise InputError("a writable file", exc.strerror or str(exc), field="--plot") from None
+    if not _state["quiet"]:
+        typer.echo(f"wrote {path}", err=True)
+
+
 def _render(items, *, width: int, color: bool) -> str:
     import io as _io
 
@@ -240,21 +288,9 @@ def main() -> None:
     from nfvperf.errors import NfvperfError
 
     try:
-        app(standalone_mode=False)
+        app()
     except NfvperfError as exc:
         if _state["debug"]:
             raise
         typer.echo(f"nfvperf: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("Aborted.", err=True)
-        sys.exit(1)
-    except Exception as exc:  # click's usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

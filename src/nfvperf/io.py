@@ -23,21 +23,46 @@ class Document:
     data: Any
     file: str
     lines: dict[Path_, int] = field(default_factory=dict)
+    #: For a document merged from several files: the file of each path that is not ``file``.
+    files: dict[Path_, str] = field(default_factory=dict)
+
+    def _known(self, path: Path_) -> Path_ | None:
+        path = tuple(path)
+        while path and path not in self.lines:
+            path = path[:-1]
+        return path if path in self.lines else None
 
     def line(self, path: Path_) -> int | None:
         """The 1-based line of the value at ``path``, or of its nearest known parent."""
-        path = tuple(path)
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return self.lines.get(())
+        known = self._known(path)
+        return None if known is None else self.lines[known]
 
     def error(self, path: Path_, expected: str, found: object = ...) -> InputError:
         """An :class:`InputError` located at ``path`` of this document."""
         kwargs = {} if found is ... else {"found": found}
-        return InputError(expected, file=self.file, line=self.line(path),
+        known = self._known(path)
+        file = self.files.get(known, self.file) if known is not None else self.file
+        return InputError(expected, file=file, line=self.line(path),
                           field=format_path(path) or None, **kwargs)
+
+    def merged_onto(self, base: Document) -> Document:
+        """This document's mappings laid over ``base`` (values here win, mappings merge), with
+        each value still located in the file it came from."""
+        lines = dict(base.lines)
+        files = {path: base.files.get(path, base.file) for path in base.lines}
+        lines.update(self.lines)
+        for path in self.lines:
+            files.pop(path, None)
+        return Document(_merge(base.data, self.data), self.file, lines, files)
+
+
+def _merge(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = _merge(base.get(key), value) if key in base else value
+        return out
+    return over
 
 
 def format_path(path: Path_) -> str:
@@ -123,13 +148,13 @@ def _build(node: Any, path: Path_, doc: Document, loader: Any, budget: list[int]
         raise doc.error(path, "a valid YAML value", str(exc).splitlines()[0]) from None
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: all or nothing."""
+def write_atomic(path: str | os.PathLike[str], content: str | bytes) -> None:
+    """Write text or bytes to ``path`` through a temporary file and a rename: all or nothing."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content.encode("utf-8") if isinstance(content, str) else content)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -46,7 +46,7 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
     (["estimate", "bng", "-p", "nowhere.yaml"], 'nowhere.yaml: expected an existing file, found '
      '"nowhere.yaml"'),
     (["estimate", "bng", "-p", "no-such-platform"], 'platform: expected a packaged platform '
-     '(xeon-e5-2690v2, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
+     '(xeon-e5-2690v2, xeon-e5-2690v2-bng, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
 ])
 def test_bad_command_line_values(cli, args, message):
     code, out, err = cli(*args)

@@ -135,6 +135,8 @@ class Platform(FileModel):
     name: str
     description: str = ""
     source: str | None = None
+    base: str | None = Field(None, description="a packaged profile, or a path relative to this "
+                             "file, whose values this file overrides field by field")
     cpu: Cpu
     cache: Cache
     memory: Memory
@@ -174,14 +176,33 @@ def load_platform(ref: str | Path, *, prefixes: units.Prefixes = units.SI) -> Pl
     """
     from nfvperf.io import load_yaml, read_text
 
+    doc = _load_document(ref, ())
+    platform = validate(Platform, doc, context={"prefixes": prefixes})
+    platform._prefixes = prefixes
+    return platform
+
+
+def _load_document(ref: str | Path, seen: tuple[Path, ...]):
+    """The profile's YAML, laid over the profile its ``base`` names (recursively)."""
+    from nfvperf.io import load_yaml, read_text
+
     path, label = resolve_ref(ref, PACKAGED_DIR, packaged_platforms(), "platform")
     doc = load_yaml(read_text(path), label)
     if not isinstance(doc.data, dict):
         raise doc.error((), "a mapping with the fields of a platform profile",
                         type(doc.data).__name__ if doc.data is not None else "an empty file")
-    platform = validate(Platform, doc, context={"prefixes": prefixes})
-    platform._prefixes = prefixes
-    return platform
+    base = doc.data.get("base")
+    if base is None:
+        return doc
+    if not isinstance(base, str) or not base.strip():
+        raise doc.error(("base",), "the name or path of a platform profile", base)
+    if "name" not in doc.data:
+        raise doc.error((), "a name of its own for a profile with a base", "none")
+    here = path.resolve()
+    if here in seen:
+        raise doc.error(("base",), "a chain of bases that does not lead back to this file", base)
+    base_ref = base if base in packaged_platforms() else str(path.parent / base)
+    return doc.merged_onto(_load_document(base_ref, seen + (here,)))
 
 
 def resolve_ref(ref: str | Path, folder: Path, names: list[str], what: str) -> tuple[Path, str]:

@@ -35,6 +35,7 @@ MISSED = "NOT reproduced"
 
 @dataclass(frozen=True)
 class FigureCheck:
+    platform: str
     where: str
     nf: str
     path: str
@@ -80,13 +81,16 @@ def reproduce() -> Reproduction:
 
     spec = load_yaml(read_text(FIGURES_FILE), str(FIGURES_FILE)).data
     name = spec["platform"]
-    paper = load_platform(name, prefixes=units.BINARY)
-    si = load_platform(name)
+    platforms: dict[str, tuple[Platform, Platform]] = {}
     models: dict[str, NFModel] = {}
     figures = []
     for fig in spec["figures"]:
         nf = models.setdefault(fig["nf"], load_nf(fig["nf"]))
-        figures.append(_check(fig, nf, paper, si))
+        pname = fig.get("platform", name)
+        if pname not in platforms:
+            platforms[pname] = (load_platform(pname, prefixes=units.BINARY), load_platform(pname))
+        figures.append(_check(fig, nf, *platforms[pname]))
+    si = platforms[name][1]
     printed = load_platform(PRINTED_PROFILE)
     return Reproduction(name, figures, _effects(si, printed, models),
                         _totals(si, printed, models))
@@ -109,7 +113,7 @@ def _check(fig: dict[str, Any], nf: NFModel, paper: Platform, si: Platform) -> F
     if status == MISSED and "doubt" in fig:
         status, reason = DOUBTED, fig["doubt"]
         implied = _implied(quantity, Decimal(printed), paper, frame, cores)
-    return FigureCheck(fig["where"], nf.name, path, frame, cores, quantity, printed, ours,
+    return FigureCheck(paper.name, fig["where"], nf.name, path, frame, cores, quantity, printed, ours,
                        ours_si, status, reason, implied)
 
 
@@ -200,3 +204,29 @@ def _with(platform: Platform, key: tuple, value: Any) -> Platform:
     variant = Platform.model_validate(data)
     variant._prefixes = platform.prefixes
     return variant
+
+
+#: Frame sizes of the figure panels: RFC 2544's, and 78 B, PROX's smallest (Sec. 4.2).
+PANEL_FRAMES = (64, 78, 128, 256, 512, 1024, 1280, 1518)
+
+
+def figure_panels() -> list[tuple[str, list[Estimate], list[Estimate]]]:
+    """The estimate lines of Figs. 10-13 in SI: the three L2 switches on one core, and the BNG's
+    two directions on 6 cores of the 4-port testbed, generic and platform specific (half of the
+    packets in the other socket's L3, Sec. 4.2)."""
+    paper = load_platform("xeon-e5-2690v2")
+    bng_bed = load_platform("xeon-e5-2690v2-bng")
+
+    def sweep(nf: str, platform: Platform, path: str, **kw: Any) -> list[Estimate]:
+        model = load_nf(nf)
+        return [r for f in PANEL_FRAMES for r in estimate(model, platform, frame_bytes=f, **kw)
+                if r.path == path]
+
+    return [
+        ("Fig. 10: basic forwarding, 1 core", sweep("l2_basic_forwarding", paper, "main"), []),
+        ("Fig. 11: learning switch, 1 core", sweep("l2_learning_switch", paper, "main"), []),
+        ("Fig. 12: MPLS switch, 1 core", sweep("mpls_switch", paper, "main"), []),
+        ("Fig. 13: BNG, both directions, 6 cores, 4 ports",
+         sweep("bng", bng_bed, "mix", cores=6),
+         sweep("bng", bng_bed, "mix", cores=6, remote_fraction=0.5)),
+    ]
