@@ -65,10 +65,9 @@ ParamOpt = Annotated[Optional[list[str]], typer.Option(
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print results only.")] = False,
 ) -> None:
     _state["debug"] = debug
-    _state["quiet"] = quiet
+    _state["quiet"] = False
 
 
 @app.command()
@@ -192,7 +191,7 @@ def demo(
 
 
 def _quiet(flag: bool) -> None:
-    _state["quiet"] = _state["quiet"] or flag
+    _state["quiet"] = flag
 
 
 def _sizes(one: int | None, many: str | None) -> list[int]:
