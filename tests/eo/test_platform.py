@@ -68,5 +68,37 @@ def test_base_cycles_and_missing_names_are_errors(write_yaml):
     with pytest.raises(InputError, match="a name of its own"):
         load_platform(nameless)
     missing = write_yaml("name: m\nbase: nowhere.yaml\n", "m.yaml")
-    with pytest.raises(InputError, match="expected an existing file"):
+    with pytest.raises(InputError, match=r'm.yaml:2: base: expected an existing file, found "/'):
         load_platform(missing)
+
+
+# --- property-based: any profile text gives a Platform or an InputError ---------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SECTIONS = {"cpu": ["clock", "sockets", "cores_per_socket", "register", "model", "x"],
+             "cache": ["line", "l1", "l2", "l1_load_cycles", "l3_access_cycles"],
+             "memory": ["data_rate", "cas_latency", "latency_cas_multiplier"],
+             "nic": ["ports", "link", "ddio"],
+             "conventions": ["parse_cache_level", "ct_insertion_formula"]}
+_VALUES = st.one_of(st.integers(-2, 10**10), st.floats(allow_nan=True), st.booleans(), st.none(),
+                    st.sampled_from(["3.6 GHz", "10 Gbps", "32 KB", "1333 MT/s", "l1", "printed",
+                                     "-1 GHz", "1e999 Hz", "GHz", "", "xeon-e5-2690v2"]),
+                    st.text(max_size=8), st.lists(st.integers(), max_size=2))
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.sampled_from(list(_SECTIONS) + ["base", "name", "other"]),
+                       st.one_of(_VALUES, st.dictionaries(
+                           st.sampled_from(sorted({k for v in _SECTIONS.values() for k in v})),
+                           _VALUES, max_size=4)), max_size=5))
+def test_random_profiles_load_or_fail_cleanly(tmp_path_factory, doc):
+    import json
+
+    path = tmp_path_factory.mktemp("p") / "p.yaml"
+    path.write_text(json.dumps(doc))
+    try:
+        load_platform(path)
+    except InputError as exc:
+        assert "\n" not in exc.message and exc.message.startswith(str(path).rsplit("/", 1)[0])

@@ -182,12 +182,20 @@ def load_platform(ref: str | Path, *, prefixes: units.Prefixes = units.SI) -> Pl
     return platform
 
 
-def _load_document(ref: str | Path, seen: tuple[Path, ...]):
-    """The profile's YAML, laid over the profile its ``base`` names (recursively)."""
+def _load_document(ref: str | Path, seen: tuple[Path, ...], referrer=None):
+    """The profile's YAML, laid over the profile its ``base`` names (recursively).
+
+    A base that cannot be found or read is reported at the ``base`` field that names it."""
     from nfvperf.io import load_yaml, read_text
 
-    path, label = resolve_ref(ref, PACKAGED_DIR, packaged_platforms(), "platform")
-    doc = load_yaml(read_text(path), label)
+    try:
+        path, label = resolve_ref(ref, PACKAGED_DIR, packaged_platforms(), "platform")
+        text = read_text(path)
+    except InputError as exc:
+        if referrer is None:
+            raise
+        raise referrer.error(("base",), exc.expected, exc.found) from None
+    doc = load_yaml(text, label)
     if not isinstance(doc.data, dict):
         raise doc.error((), "a mapping with the fields of a platform profile",
                         type(doc.data).__name__ if doc.data is not None else "an empty file")
@@ -202,16 +210,21 @@ def _load_document(ref: str | Path, seen: tuple[Path, ...]):
     if here in seen:
         raise doc.error(("base",), "a chain of bases that does not lead back to this file", base)
     base_ref = base if base in packaged_platforms() else str(path.parent / base)
-    return doc.merged_onto(_load_document(base_ref, seen + (here,)))
+    return doc.merged_onto(_load_document(base_ref, seen + (here,), doc))
 
 
 def resolve_ref(ref: str | Path, folder: Path, names: list[str], what: str) -> tuple[Path, str]:
     """A packaged name or a file path -> (path to read, label for messages)."""
     text = str(ref)
-    if text in names and not Path(text).exists():
+    try:
+        path = Path(text)
+        exists = path.exists()
+        text.encode("utf-8")
+    except (ValueError, UnicodeError):
+        raise InputError(f"a packaged {what} or a file path", text, field=what) from None
+    if text in names and not exists:
         return folder / f"{text}.yaml", f"nfvperf:{folder.name}/{text}.yaml"
-    path = Path(text)
-    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in text:
+    if path.suffix in (".yaml", ".yml") or exists or "/" in text:
         return path, text
     raise InputError(f"a packaged {what} ({', '.join(names)}) or a YAML file", text,
                      field=what)
