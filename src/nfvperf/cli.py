@@ -240,14 +240,7 @@ def _emit(data: Any, fmt: Format, out: Path | None, make_tables, *, csv_rows=Non
 
         if text is None:
             text = _render(make_tables(data), width=120, color=False)
-        try:
-            write_atomic(out, text)
-        except OSError as exc:
-            from nfvperf.errors import InputError
-
-            raise InputError("a writable file", exc.strerror or str(exc), field="--out") from None
-        if not _state["quiet"]:
-            typer.echo(f"wrote {out}", err=True)
+        _write_file(out, "--out", lambda path: write_atomic(path, text))
         return
     if text is not None:
         sys.stdout.write(text)
@@ -260,12 +253,17 @@ def _emit(data: Any, fmt: Format, out: Path | None, make_tables, *, csv_rows=Non
 
 
 def _plot(draw, data, path: Path) -> None:
+    _write_file(path, "--plot", lambda target: draw(data, target))
+
+
+def _write_file(path: Path, option: str, write) -> None:
+    """Run ``write(path)``; an OS error names the option, and success is said on stderr."""
     try:
-        draw(data, path)
+        write(path)
     except OSError as exc:
         from nfvperf.errors import InputError
 
-        raise InputError("a writable file", exc.strerror or str(exc), field="--plot") from None
+        raise InputError("a writable file", exc.strerror or str(exc), field=option) from None
     if not _state["quiet"]:
         typer.echo(f"wrote {path}", err=True)
 
