@@ -57,6 +57,14 @@ def run_json(cli):
     return run
 
 
+@pytest.fixture
+def rng():
+    """A seeded generator: randomness only through an explicit Generator."""
+    import numpy as np
+
+    return np.random.default_rng(20211)
+
+
 @pytest.fixture(scope="session")
 def paper_platform():
     """The reproducing profile read with the paper's binary prefixes."""
