@@ -35,6 +35,8 @@ from nfvperf.batching.distributions import Pmf, convolve
 from nfvperf.errors import InputError
 
 PERCENTILES = ("50", "90", "99", "99.9")
+#: Transition probabilities below this are left out of the sparse matrix of Eq. 1.
+PRUNE = 1e-16
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,7 +187,7 @@ def _transition(Xb: np.ndarray, batch: np.ndarray, after: np.ndarray, L: int):
     rows = np.repeat(np.arange(n), K)
     cols = np.minimum((after[:, None] + np.arange(K)[None, :]).ravel(), L)
     vals = Xb[batch].ravel()
-    keep = vals > 0
+    keep = vals > PRUNE          # negligible transitions only cost fill-in in the solve
     return sparse.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=(n, n))
 
 
@@ -200,7 +202,7 @@ def _stationary(Xb, batch, after, L, tol, max_iter):
     rhs = np.zeros(n)
     rhs[0] = 1.0
     with np.errstate(all="ignore"):
-        pi = spsolve(A.tocsc(), rhs)
+        pi = spsolve(A.tocsc(), rhs, permc_spec="NATURAL")   # P is banded: keep the order
     if not np.all(np.isfinite(pi)):
         pi = np.full(n, 1.0 / n)
     pi = _normalise(pi)
