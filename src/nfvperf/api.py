@@ -89,3 +89,64 @@ def _with_partial_variant(schema: dict[str, Any]) -> dict[str, Any]:
 def _first_sentence(text: str) -> str:
     head = text.split(". ")[0].strip()
     return head if head.endswith(".") else head + "."
+
+
+def batch_queue(*, service_times: str, beta: int, queue: int, rate_mbps: float | None = None,
+                packet_size: int | None = None, rate_mpps: float | None = None,
+                arrivals: str = "poisson", dt_ns: float = 10.0, service_rate: float | None = None,
+                service_distribution: str = "poisson"):
+    """The model's inputs from the options of ``nfvperf batching`` and ``nfvperf simulate``."""
+    import math
+
+    from nfvperf.batching.arrivals import interarrival, packet_rate_pps
+    from nfvperf.batching.fit import read_table
+    from nfvperf.batching.model import BatchQueue
+    from nfvperf.errors import InputError
+
+    if not (isinstance(dt_ns, (int, float)) and math.isfinite(dt_ns) and dt_ns > 0):
+        raise InputError("a time step > 0 ns", dt_ns, field="--dt-ns")
+    if isinstance(beta, bool) or beta < 1:
+        raise InputError("a maximum batch size β ≥ 1", beta, field="--beta")
+    if queue < beta:
+        raise InputError(f"a queue capacity L ≥ β = {beta}", queue, field="--queue")
+    if (rate_mpps is None) == (rate_mbps is None):
+        raise InputError("--rate-mbps with --packet-size, or --rate-mpps", "both" if rate_mpps
+                         is not None else "neither", field="--rate-mbps")
+    given, field = (rate_mbps, "--rate-mbps") if rate_mbps is not None else (rate_mpps,
+                                                                             "--rate-mpps")
+    if not (math.isfinite(given) and given >= 0):
+        raise InputError("a finite rate ≥ 0", given, field=field)
+    if rate_mbps is not None:
+        rate = packet_rate_pps(rate_bps=rate_mbps * 1e6, frame_bytes=packet_size or 64)
+    else:
+        rate = packet_rate_pps(rate_pps=rate_mpps * 1e6)
+    dt = dt_ns * 1e-9
+    table = read_table(service_times, beta, rate_mbps=service_rate)
+    return BatchQueue(queue, beta, interarrival(arrivals, rate, dt),
+                      table.pmfs(dt, service_distribution), dt)
+
+
+def replay_gaps(path, dt_s: float):
+    """Interarrival gaps (in steps of ``dt_s``) from a file of arrival timestamps in ns."""
+    import numpy as np
+
+    from nfvperf.errors import InputError
+    from nfvperf.io import read_text
+
+    values = []
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        text = line.split("#", 1)[0].strip().split(",")[0]
+        if not text:
+            continue
+        try:
+            values.append(float(text))
+        except ValueError:
+            if not values:       # a header line
+                continue
+            raise InputError("a timestamp in ns", text, file=str(path), line=n) from None
+    t = np.asarray(values)
+    if t.size < 3 or not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0):
+        raise InputError("three or more finite timestamps in increasing order", "other values",
+                         file=str(path))
+    slots = np.floor(t * 1e-9 / dt_s).astype(np.int64)
+    return np.diff(slots)

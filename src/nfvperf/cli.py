@@ -14,6 +14,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from nfvperf.output import Column
+from nfvperf.output import table as output_table
+
 app = typer.Typer(
     name="nfvperf",
     help="Predict, measure and plan the performance of software network functions.",
@@ -188,6 +191,164 @@ def demo(
         from nfvperf.plots import paper_figures
 
         _plot(paper_figures, figure_panels(), plot)
+
+
+ServiceOpt = Annotated[Path, typer.Option(
+    "--service-times", help="CSV: batch_size,mean_service_time_ns, rows 0..β (missing sizes "
+    "are interpolated).", show_default=False)]
+BetaOpt = Annotated[int, typer.Option("--beta", help="Maximum batch size β.")]
+QueueOpt = Annotated[int, typer.Option("--queue", help="Queue (RX ring) capacity L.")]
+RateMbpsOpt = Annotated[Optional[float], typer.Option(
+    "--rate-mbps", help="Offered bit rate (20 B per frame on the wire).")]
+FrameOpt = Annotated[int, typer.Option("--packet-size", "-s", help="Frame size in bytes.")]
+RateMppsOpt = Annotated[Optional[float], typer.Option("--rate-mpps", help="Offered packet rate.")]
+ArrivalsOpt = Annotated[str, typer.Option(
+    "--arrivals", help="Interarrival times: poisson, geometric, deterministic or negbin:CV.")]
+DtOpt = Annotated[float, typer.Option("--dt-ns", help="Time step Δt of the model.")]
+ServiceRateOpt = Annotated[Optional[float], typer.Option(
+    "--service-rate", help="With a per-rate service-time file: the rate_mbps rows to use.")]
+
+
+@app.command()
+def batching(
+    service_times: ServiceOpt,
+    beta: BetaOpt = 256,
+    queue: QueueOpt = 4096,
+    rate_mbps: RateMbpsOpt = None,
+    packet_size: FrameOpt = 64,
+    rate_mpps: RateMppsOpt = None,
+    arrivals: ArrivalsOpt = "poisson",
+    dt_ns: DtOpt = 10.0,
+    service_rate: ServiceRateOpt = None,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    plot: PlotOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Batch sizes, loss, queue and latency of a batched polling NF (Geissler et al., Eq. 1-9)."""
+    from nfvperf import api
+    from nfvperf.batching.views import plot as draw, result_table
+
+    _quiet(quiet)
+    q = api.batch_queue(service_times=str(service_times), beta=beta, queue=queue,
+                        rate_mbps=rate_mbps, packet_size=packet_size, rate_mpps=rate_mpps,
+                        arrivals=arrivals, dt_ns=dt_ns, service_rate=service_rate)
+    result = q.solve()
+    title = f"model: L={queue}, β={beta}, {arrivals} arrivals"
+    data = result.to_dict()
+    _emit(data, fmt, out, lambda d: result_table(d, title), csv_rows=[_scalars(data)])
+    if plot is not None:
+        _plot(lambda r, p: draw(r, p, title), result, plot)
+
+
+@app.command()
+def simulate(
+    service_times: ServiceOpt,
+    beta: BetaOpt = 256,
+    queue: QueueOpt = 4096,
+    rate_mbps: RateMbpsOpt = None,
+    packet_size: FrameOpt = 64,
+    rate_mpps: RateMppsOpt = None,
+    arrivals: ArrivalsOpt = "poisson",
+    dt_ns: DtOpt = 10.0,
+    service_rate: ServiceRateOpt = None,
+    packets: Annotated[float, typer.Option("--packets", help="Packets to simulate "
+                                           "(after a 5 % warm-up).")] = 1e7,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random generator.")] = 7,
+    drop: Annotated[str, typer.Option("--drop", help="tail: the arriving packet is lost (the "
+                                      "model); ring: the oldest is overwritten (an RX ring).")
+                    ] = "tail",
+    arrivals_file: Annotated[Optional[Path], typer.Option(
+        "--arrivals-file", help="Replay arrival timestamps (ns, one per line) instead.")] = None,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    plot: PlotOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Simulate the same queue event by event (numba), with 99 % confidence intervals."""
+    import numpy as np
+
+    from nfvperf import api
+    from nfvperf.batching.views import plot as draw, result_table
+    from nfvperf.errors import InputError
+    from nfvperf.sim.batch_queue import simulate as run
+
+    _quiet(quiet)
+    if not (packets >= 1000 and float(packets).is_integer()):
+        raise InputError("a whole number of packets ≥ 1000", packets, field="--packets")
+    q = api.batch_queue(service_times=str(service_times), beta=beta, queue=queue,
+                        rate_mbps=rate_mbps, packet_size=packet_size, rate_mpps=rate_mpps,
+                        arrivals=arrivals, dt_ns=dt_ns, service_rate=service_rate)
+    gaps = api.replay_gaps(arrivals_file, q.dt_s) if arrivals_file is not None else None
+    with _progress("simulating", int(packets)) as tick:
+        result = run(q, packets=int(packets), rng=np.random.default_rng(seed), drop=drop,
+                     interarrivals=gaps, progress=tick)
+    title = f"simulation: L={queue}, β={beta}, {arrivals} arrivals, drop={drop}"
+    data = result.to_dict()
+    _emit(data, fmt, out, lambda d: result_table(d, title), csv_rows=[_scalars(data)])
+    if plot is not None:
+        _plot(lambda r, p: draw(r, p, title), result, plot)
+
+
+@app.command()
+def fit(
+    samples: Annotated[Path, typer.Argument(help="CSV of vecsize,service_time_ns[,rate_mbps] "
+                                            "or raw t1 timestamps per chunk.",
+                                            show_default=False)],
+    beta: BetaOpt = 256,
+    per_rate: Annotated[bool, typer.Option("--per-rate", help="One fit per rate_mbps.")] = False,
+    tsc_ghz: Annotated[Optional[float], typer.Option(
+        "--tsc-ghz", help="TSC rate of raw t1 timestamps (e.g. 3.393).")] = None,
+    min_samples: Annotated[int, typer.Option(
+        "--min-samples", help="Use a size's measured mean from this many samples on.")] = 5,
+    fmt: FormatOpt = Format.csv,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Mean batch service times from measurements (Sec. 5.1.1): measured where seen, fitted
+    linearly elsewhere; the file `nfvperf batching --service-times` reads."""
+    from nfvperf.batching import fit as fitting
+
+    _quiet(quiet)
+    s = fitting.read_samples(samples, beta=beta, tsc_ghz=tsc_ghz)
+    tables = fitting.fit_per_rate(s, beta, min_samples=min_samples) if per_rate else [
+        fitting.fit(s, beta, min_samples=min_samples)]
+    rows = [row for t in tables for row in t.rows()]
+    cols = [Column("batch_size", "batch size"), Column("mean_service_time_ns", "mean ns"),
+            Column("source", "source", justify="left")]
+    if per_rate:
+        cols.insert(0, Column("rate_mbps", "rate Mbps"))
+    _emit(rows, fmt, out, lambda data: [output_table(data, cols)])
+
+
+def _scalars(d: dict[str, Any]) -> dict[str, Any]:
+    """The CSV row of a result: its scalar KPIs (pmfs and percentiles stay in the JSON)."""
+    out = {k: v for k, v in d.items() if not isinstance(v, (list, dict))}
+    for name in ("waiting", "sojourn"):
+        for q, v in d[f"{name}_time_us_percentiles"].items():
+            out[f"{name}_time_us_p{q}"] = v
+    return out
+
+
+class _progress:
+    """A rich progress bar on stderr (nothing with -q or when stderr is not a terminal)."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total, self.bar = what, total, None
+
+    def __enter__(self):
+        if _state["quiet"] or not sys.stderr.isatty():
+            return None
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True)
+        self.bar.start()
+        task = self.bar.add_task(self.what, total=self.total)
+        return lambda done, total: self.bar.update(task, completed=done)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _quiet(flag: bool) -> None:

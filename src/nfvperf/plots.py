@@ -9,7 +9,7 @@ from pathlib import Path
 from nfvperf.eo.estimate import Estimate
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -53,7 +53,7 @@ def _panel(ax, rows: Sequence[Estimate], *, label: str | None = None) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def _save(fig, path: str | Path) -> None:
+def save_png(fig, path: str | Path) -> None:
     from nfvperf.io import write_atomic
 
     buf = io.BytesIO()
@@ -64,13 +64,13 @@ def _save(fig, path: str | Path) -> None:
 def throughput_vs_frame(rows: Sequence[Estimate], path: str | Path) -> None:
     """Estimated throughput of each NF path over frame sizes (solid), its CPU bound (dotted) and
     the platform's link capacity (dashed): the estimate lines of Baldi & Sapio's Figs. 10-13."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     _panel(ax, rows)
     first = rows[0]
     ax.set_title(f"Estimated throughput on {first.platform}, {first.cores} core(s)")
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save_png(fig, path)
     plt.close(fig)
 
 
@@ -78,7 +78,7 @@ def paper_figures(panels: Sequence[tuple[str, Sequence[Estimate], Sequence[Estim
                   path: str | Path) -> None:
     """One panel per paper figure: the generic estimate (solid) and, where given, the
     platform-specific one of Sec. 4.2 (dash-dotted)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     for ax, (title, rows, other) in zip(axes.flat, panels):
         _panel(ax, rows, label="generic estimate" if other else "estimate")
@@ -92,5 +92,5 @@ def paper_figures(panels: Sequence[tuple[str, Sequence[Estimate], Sequence[Estim
         ax.legend(fontsize=7)
     fig.suptitle("Baldi & Sapio 2018, estimate lines of Figs. 10-13 (nfvperf, SI)")
     fig.tight_layout()
-    _save(fig, path)
+    save_png(fig, path)
     plt.close(fig)

@@ -179,10 +179,11 @@ def fit_per_rate(samples: Samples, beta: int, *, min_samples: int = 5) -> list[S
     return tables
 
 
-def read_table(path: str | Path, beta: int) -> ServiceTable:
+def read_table(path: str | Path, beta: int, *, rate_mbps: float | None = None) -> ServiceTable:
     """A service-time file: header ``batch_size,mean_service_time_ns``, rows in increasing batch
     size within 0..β; sizes that are missing are interpolated linearly (and extrapolated from
-    the nearest two rows at the ends)."""
+    the nearest two rows at the ends). A file of per-rate fits (a ``rate_mbps`` column, as
+    ``nfvperf fit --per-rate`` writes) needs ``rate_mbps`` to pick its rows."""
     import csv
     from io import StringIO
 
@@ -194,8 +195,19 @@ def read_table(path: str | Path, beta: int) -> ServiceTable:
     if reader.fieldnames is None or not need <= set(reader.fieldnames):
         raise InputError("the header batch_size,mean_service_time_ns",
                          ",".join(reader.fieldnames or []), file=file, line=1)
+    rows = list(enumerate(reader, start=2))
+    if "rate_mbps" in reader.fieldnames:
+        rates = sorted({r["rate_mbps"] for _, r in rows}, key=lambda x: float(x or "nan"))
+        if rate_mbps is None and len(rates) > 1:
+            raise InputError(f"--service-rate to choose among the rates of the file "
+                             f"({', '.join(rates)})", "none", file=file, field="--service-rate")
+        if rate_mbps is not None:
+            rows = [(n, r) for n, r in rows if _same(r["rate_mbps"], rate_mbps)]
+            if not rows:
+                raise InputError(f"a rate of the file ({', '.join(rates)})", rate_mbps,
+                                 file=file, field="--service-rate")
     sizes, means = [], []
-    for n, row in enumerate(reader, start=2):
+    for n, row in rows:
         try:
             size = int(row["batch_size"])
         except (TypeError, ValueError):
@@ -233,3 +245,10 @@ def read_table(path: str | Path, beta: int) -> ServiceTable:
     measured = np.isin(grid, xs)
     slope, intercept = np.polyfit(xs, ys, 1) if xs.size >= 2 else (0.0, ys[0])
     return ServiceTable(out, measured, float(slope), float(intercept))
+
+
+def _same(text: str, value: float) -> bool:
+    try:
+        return abs(float(text) - value) < 1e-9
+    except (TypeError, ValueError):
+        return False
