@@ -22,7 +22,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python benchmarks/cli_startup.py
+	$(BIN)/python benchmarks/batching.py
+	$(BIN)/python benchmarks/parameter_study.py -o out/study.csv
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

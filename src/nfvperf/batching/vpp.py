@@ -109,3 +109,106 @@ def saturation_mpps(s: fitting.Samples | None = None) -> dict[str, float]:
             "table3_mpps": offered * (1 - TABLE3[10000][0] / 100),
             "b_beta_samples_ns": float(full.mean()),
             "b_beta_for_table3_ns": BETA / (offered * (1 - TABLE3[10000][0] / 100)) * 1e3}
+
+
+ARRIVAL_VARIANTS = (("poisson", "Poisson (CV 1/√E[A])"), ("negbin:0.5", "neg. binomial, CV 0.5"),
+                    ("geometric", "geometric (CV ≈ 1)"), ("negbin:2", "neg. binomial, CV 2"))
+
+
+def fig6_data(progress=None) -> dict[tuple[str, bool], list[RateCheck]]:
+    """Mean batch sizes per rate for every arrival variant and both fits (Fig. 6)."""
+    out = {}
+    steps = len(ARRIVAL_VARIANTS) * 2
+    for n, (kind, _) in enumerate(ARRIVAL_VARIANTS):
+        for m, per_rate in enumerate((False, True)):
+            out[(kind, per_rate)] = validate(arrivals=kind, per_rate=per_rate)
+            if progress:
+                progress(2 * n + m + 1, steps)
+    return out
+
+
+def plot_fig6(data, path) -> None:
+    from nfvperf.plots import pyplot, save_png
+
+    plt = pyplot()
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharey=True)
+    for ax, (kind, label) in zip(axes.flat, ARRIVAL_VARIANTS):
+        glob, per = data[(kind, False)], data[(kind, True)]
+        x = np.arange(len(glob))
+        ax.bar(x - 0.27, [c.model_mean_batch for c in glob], 0.27, label="model, global fit",
+               color="tab:red")
+        ax.bar(x, [c.measured_mean_batch for c in glob], 0.27, label="measured (samples)",
+               color="tab:blue")
+        ax.bar(x + 0.27, [c.model_mean_batch for c in per], 0.27, label="model, per-rate fit",
+               color="tab:green")
+        ax.set_xticks(x, [f"{c.rate_mbps / 1000:g}" for c in glob], fontsize=7)
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel("rate (Gbps)")
+        ax.set_ylabel("mean batch size")
+        ax.legend(fontsize=7)
+    fig.suptitle("Geissler et al. Fig. 6, redone: XC, β = 256, L = 4096, 64 B")
+    fig.tight_layout()
+    save_png(fig, path)
+    plt.close(fig)
+
+
+def plot_fig7(path, rates=(2000, 6000, 8000)) -> list[dict[str, object]]:
+    """Batch size distributions, samples vs model, for three rates and the four arrival
+    variants (Fig. 7); returns the JSD and RE of each panel."""
+    from nfvperf.plots import pyplot, save_png
+
+    s = samples()
+    meas = measured(s)
+    table = fitting.fit(s, BETA)
+    service = table.pmfs(DT_S)
+    plt = pyplot()
+    fig, axes = plt.subplots(len(ARRIVAL_VARIANTS), len(rates), figsize=(12, 10))
+    stats = []
+    for row, (kind, label) in enumerate(ARRIVAL_VARIANTS):
+        for col, rate in enumerate(rates):
+            m = meas[float(rate)]
+            a = interarrival(kind, m["offered_mpps"] * 1e6, DT_S)
+            r = BatchQueue(QUEUE, BETA, a, service, DT_S).solve()
+            jsd = jensen_shannon(m["pmf"], r.batch_size)
+            re = relative_error(m["mean_batch"], r.mean_batch_size)
+            stats.append({"arrivals": kind, "rate_mbps": rate, "jsd": jsd, "re": re})
+            ax = axes[row, col]
+            hi = min(BETA + 1, int(max(np.flatnonzero(m["pmf"])[-1], np.searchsorted(
+                np.cumsum(r.batch_size), 0.9999))) + 3)
+            k = np.arange(hi)
+            ax.bar(k, m["pmf"][:hi], width=1.0, alpha=0.5, label="measured")
+            ax.plot(k, r.batch_size[:hi], color="tab:red", label="model")
+            ax.set_title(f"{label}, {rate / 1000:g} Gbps", fontsize=8)
+            ax.text(0.98, 0.95, f"JSD {jsd:.3f}\nRE {re:.3f}", transform=ax.transAxes,
+                    ha="right", va="top", fontsize=7)
+            if row == len(ARRIVAL_VARIANTS) - 1:
+                ax.set_xlabel("batch size")
+            if col == 0:
+                ax.set_ylabel("probability")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Geissler et al. Fig. 7, redone: batch size distributions (global fit)")
+    fig.tight_layout()
+    save_png(fig, path)
+    plt.close(fig)
+    return stats
+
+
+def plot_table3(checks: list[RateCheck], path) -> None:
+    from nfvperf.plots import pyplot, save_png
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = [c.rate_mbps / 1000 for c in checks]
+    ax.plot(x, [100 * c.measured_loss for c in checks], "o-", label="samples: 1 - served/offered")
+    ax.plot(x, [100 * c.model_loss for c in checks], "s--", label="model (global fit, Poisson)")
+    t3 = sorted(TABLE3.items())
+    ax.plot([r / 1000 for r, _ in t3], [v[0] for _, v in t3], "^:", label="paper Table 3: measured")
+    ax.plot([r / 1000 for r, _ in t3], [v[1] for _, v in t3], "v:", label="paper Table 3: model")
+    ax.set_xlabel("offered rate (Gbps, 64 B)")
+    ax.set_ylabel("packet loss (%)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Packet loss: samples, model and the paper's Table 3")
+    fig.tight_layout()
+    save_png(fig, path)
+    plt.close(fig)
