@@ -138,6 +138,11 @@ def _mean(p: np.ndarray) -> float:
     return float(np.arange(p.size) @ p)
 
 
+def _start(p: np.ndarray) -> int:
+    """The first index where ``p`` has mass worth computing with."""
+    return int(np.argmax(p > 1e-300 + 1e-17 * p.max()))
+
+
 def _normalise(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 0.0, None)
     return p / p.sum()
@@ -148,8 +153,9 @@ def _solve(qm: BatchQueue, tol: float, max_iter: int) -> BatchingResult:
     J = max(len(b) for b in qm.service) - 1
     X = arrival_counts(qm.arrivals, J)                        # X[j, k]
     K = X.shape[1]
-    # x_i(k): arrivals during a batch of size i (Eq. 1's x_{b_i,a})
-    Xb = np.array([b.p @ X[: len(b)] for b in qm.service])    # (β+1, K)
+    # x_i(k): arrivals during a batch of size i (Eq. 1's x_{b_i,a}); each b_i only over the
+    # steps where it has mass (a Poisson service time of mean 7500 steps starts near 7000)
+    Xb = np.array([b.p[lo:] @ X[lo: len(b)] for b, lo in ((b, _start(b.p)) for b in qm.service)])
     states = np.arange(L + 1)
     batch = np.minimum(states, beta)
     after = states - batch                                    # queue right after pick-up
@@ -271,9 +277,11 @@ def _queue_random(qm: BatchQueue, X: np.ndarray, pi: np.ndarray, beta: int, L: i
     K = X.shape[1]
     H = np.zeros((beta + 1, K))
     cycle = np.zeros(beta + 1)
+    before = np.cumsum(X, axis=0)                                # Σ_{u ≤ t} X[u]
     for i, b in enumerate(qm.service):
         surv = np.clip(1.0 - np.cumsum(b.p), 0.0, None)         # P(B > t), t = 0..len-1
-        H[i] = surv @ X[: surv.size]
+        lo = _start(b.p)                                         # P(B > t) = 1 for t < lo
+        H[i] = surv[lo:] @ X[lo: surv.size] + (before[lo - 1] if lo > 0 else 0.0)
         cycle[i] = surv.sum()                                    # = E[B]
     v_states = pi
     total_time = float(pi[:beta] @ cycle[:beta] + pi[beta:].sum() * cycle[beta])
