@@ -57,3 +57,8 @@ def _quote(value: object) -> str:
         return "true" if value else "false"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+class RuntimeFailure(NfvperfError):
+    """Something outside the input went wrong at run time (exit code 1): a missing tool, no
+    hugepages, a process that died. The message says what and, where known, how to fix it."""

@@ -1,0 +1,1066 @@
+/* SPDX-License-Identifier: MIT */
+/* nfvp-gen: the traffic generator, a DPDK secondary of the vSwitch that plays the NIC's far end. */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "nfvp_ctl.h"
+#include "nfvp_shm.h"
+
+#define NFVP_GEN_NAME "nfvp-gen"
+#define NFVP_GEN_MIN_FRAME 64
+#define NFVP_GEN_MAX_FRAME 1518
+#define NFVP_GEN_MAX_FLOWS 65536 /* the src address 10.0.(f >> 8).(f & 255) runs out there */
+#define NFVP_GEN_MAX_MACS 8192
+#define NFVP_GEN_TMPL_SIZE 64 /* per-flow template: the first bytes of the frame */
+#define NFVP_GEN_SRC_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
+#define NFVP_GEN_DST_IP RTE_IPV4(192, 168, 0, 1)
+#define NFVP_GEN_UDP_DST 9
+#define NFVP_GEN_UDP_SRC_BASE 1024
+#define NFVP_GEN_UDP_SRC_SPAN 60000
+#define NFVP_GEN_MPLS_LABEL_BASE 100
+#define NFVP_GEN_TTL 64
+
+/* Latency histogram, log-linear: values below 64 ns exact, then 64 sub-buckets per power of
+ * two (resolution 1/64, about 1.6 %), up to 2^64 ns so nothing ever needs clamping. */
+#define NFVP_GEN_HIST_SUB_BITS 6
+#define NFVP_GEN_HIST_SUB (1u << NFVP_GEN_HIST_SUB_BITS)
+#define NFVP_GEN_HIST_BUCKETS ((64 - NFVP_GEN_HIST_SUB_BITS + 1) * NFVP_GEN_HIST_SUB)
+
+struct nfvp_gen_conf {
+	const char *ctl_path;
+	const char *stats_out;
+	uint32_t frame_bytes;
+	double rate_pps;   /* 0: as fast as possible */
+	double duration_s;
+	uint32_t flows;
+	uint32_t n_macs;
+	struct rte_ether_addr *macs;
+	uint32_t in_port;
+	uint32_t out_port;
+	uint32_t drain_ms;
+	bool mpls;
+	bool fdir;
+};
+
+struct nfvp_gen_stats {
+	uint64_t sent;
+	uint64_t tx_dropped;
+	uint64_t pool_empty;
+	uint64_t received;
+	uint64_t received_bytes;
+	uint64_t bad_stamp;
+	uint64_t lat_count;
+	uint64_t lat_min;
+	uint64_t lat_max;
+	double lat_sum;
+	uint64_t *hist; /* NFVP_GEN_HIST_BUCKETS */
+};
+
+struct nfvp_gen {
+	struct nfvp_gen_conf conf;
+	/* the vSwitch */
+	int ctl;
+	void *base;
+	uint64_t len;
+	uint64_t ports;
+	uint64_t queues;
+	struct rte_mempool *pool;
+	struct rte_ring *tx_ring;   /* out port, tx queue 0: what the vSwitch sent */
+	struct rte_ring **rx_rings; /* in port rx queues in use, compacted */
+	uint32_t n_rx;
+	uint16_t *rx_queue;         /* per rx_rings entry: the NIC queue number */
+	uint16_t *mac_ring;         /* per MAC: index in rx_rings */
+	/* packets */
+	uint8_t *tmpl;              /* per flow: the first head_len bytes of the frame */
+	uint8_t *tail;              /* bytes head_len .. data_len, the same for every flow */
+	rte_be32_t *mpls;           /* per MAC: the label stack entry, or NULL */
+	uint16_t data_len;
+	uint16_t head_len;
+	uint16_t tail_len;
+	uint16_t stamp_off;
+	uint32_t next_flow;
+	uint32_t next_mac;
+	struct rte_mbuf **stage;    /* fdir: NFVP_BURST per rx ring */
+	uint16_t *stage_n;
+	/* time */
+	uint64_t hz;
+	double ns_per_tsc;
+	double pkts_per_tsc;
+	uint64_t start_tsc;
+	uint64_t send_tsc;          /* TSC cycles spent sending */
+	struct nfvp_gen_stats st;
+};
+
+static volatile sig_atomic_t nfvp_gen_stop;
+
+static void
+nfvp_gen_on_signal(int sig __rte_unused)
+{
+	nfvp_gen_stop = 1;
+}
+
+static void
+nfvp_gen_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " NFVP_GEN_NAME " EAL-ARGS -- --ctl PATH --macs MAC[,MAC...] [options]\n"
+		"  --frame-bytes N   frame size with FCS, %u..%u (default 64)\n"
+		"  --rate-pps R      packets per second, 0 = as fast as possible (default 0)\n"
+		"  --duration SEC    seconds of sending (default 1)\n"
+		"  --flows F         flows, 1..%u (default 1)\n"
+		"  --macs LIST       dst MACs aa:bb:cc:dd:ee:ff, comma separated, 1..%u\n"
+		"  --in-port P       port whose rx rings get the packets (default 0)\n"
+		"  --out-port P      port whose tx ring 0 is read (default 1)\n"
+		"  --drain-ms MS     receive time after the last send (default 200)\n"
+		"  --mpls            Ethernet / MPLS / IPv4 / UDP\n"
+		"  --fdir            pick the rx queue from the vSwitch's flow director table\n"
+		"  --stats-out PATH  write the JSON report there (default: stdout)\n",
+		NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME, NFVP_GEN_MAX_FLOWS, NFVP_GEN_MAX_MACS);
+}
+
+static int
+nfvp_gen_bad_arg(const char *opt, const char *expected, const char *found)
+{
+	fprintf(stderr, NFVP_GEN_NAME ": %s: expected %s, found \"%s\"\n", opt, expected, found);
+	return -1;
+}
+
+/* A decimal integer in [min, max], nothing around it. */
+static int
+nfvp_gen_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+nfvp_gen_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (*s == '\0' || *s == ' ' || *s == '\t')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+nfvp_gen_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Exactly aa:bb:cc:dd:ee:ff, n characters long. */
+static int
+nfvp_gen_parse_mac(const char *s, size_t n, struct rte_ether_addr *mac)
+{
+	unsigned int i;
+
+	if (n != 17)
+		return -1;
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++) {
+		int hi = nfvp_gen_hex(s[3 * i]);
+		int lo = nfvp_gen_hex(s[3 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (i < RTE_ETHER_ADDR_LEN - 1 && s[3 * i + 2] != ':'))
+			return -1;
+		mac->addr_bytes[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+static int
+nfvp_gen_parse_macs(struct nfvp_gen_conf *c, const char *list)
+{
+	const char *expected = "a comma-separated list of 1.." RTE_STR(NFVP_GEN_MAX_MACS)
+			       " MACs aa:bb:cc:dd:ee:ff";
+	const char *p = list;
+	uint32_t n = 1;
+
+	for (p = list; *p != '\0'; p++)
+		if (*p == ',')
+			n++;
+	if (n > NFVP_GEN_MAX_MACS)
+		return nfvp_gen_bad_arg("--macs", expected, list);
+	free(c->macs);
+	c->macs = calloc(n, sizeof(*c->macs));
+	if (c->macs == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": --macs: out of memory\n");
+		return -1;
+	}
+	c->n_macs = n;
+	p = list;
+	for (n = 0; n < c->n_macs; n++) {
+		size_t len = strcspn(p, ",");
+
+		if (nfvp_gen_parse_mac(p, len, &c->macs[n]) != 0) {
+			char item[32];
+
+			snprintf(item, sizeof(item), "%.*s", (int)RTE_MIN(len, sizeof(item) - 1), p);
+			return nfvp_gen_bad_arg("--macs", "a MAC aa:bb:cc:dd:ee:ff", item);
+		}
+		p += len + 1;
+	}
+	return 0;
+}
+
+/* Parse the arguments after "--". Returns 0, 1 for --help, -1 on an error (already reported). */
+static int
+nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
+{
+	static const char *const with_value[] = {
+		"--ctl", "--frame-bytes", "--rate-pps", "--duration", "--flows", "--macs",
+		"--in-port", "--out-port", "--drain-ms", "--stats-out",
+	};
+	int i;
+
+	c->frame_bytes = NFVP_GEN_MIN_FRAME;
+	c->rate_pps = 0;
+	c->duration_s = 1.0;
+	c->flows = 1;
+	c->in_port = 0;
+	c->out_port = 1;
+	c->drain_ms = 200;
+
+	for (i = 0; i < argc; i++) {
+		char name[32];
+		const char *arg = argv[i];
+		const char *val = NULL;
+		const char *eq = strchr(arg, '=');
+		bool needs_value = false;
+		uint64_t u;
+		unsigned int k;
+
+		if (strncmp(arg, "--", 2) == 0 && eq != NULL && (size_t)(eq - arg) < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+			val = eq + 1;
+		} else {
+			snprintf(name, sizeof(name), "%s", strlen(arg) < sizeof(name) ? arg : "?");
+		}
+		for (k = 0; k < RTE_DIM(with_value); k++)
+			if (strcmp(name, with_value[k]) == 0)
+				needs_value = true;
+		if (needs_value && val == NULL) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, NFVP_GEN_NAME ": %s: expected a value\n", name);
+				return -1;
+			}
+			val = argv[++i];
+		} else if (!needs_value && val != NULL) {
+			fprintf(stderr, NFVP_GEN_NAME ": %s: takes no value, found \"%s\"\n",
+				name, val);
+			return -1;
+		}
+
+		if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+			return 1;
+		} else if (strcmp(name, "--ctl") == 0) {
+			if (*val == '\0')
+				return nfvp_gen_bad_arg(name, "a socket path", val);
+			c->ctl_path = val;
+		} else if (strcmp(name, "--stats-out") == 0) {
+			if (*val == '\0')
+				return nfvp_gen_bad_arg(name, "a file path", val);
+			c->stats_out = val;
+		} else if (strcmp(name, "--frame-bytes") == 0) {
+			if (nfvp_gen_parse_uint(val, NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME, &u) != 0)
+				return nfvp_gen_bad_arg(name, "an integer in "
+					RTE_STR(NFVP_GEN_MIN_FRAME) ".." RTE_STR(NFVP_GEN_MAX_FRAME), val);
+			c->frame_bytes = (uint32_t)u;
+		} else if (strcmp(name, "--rate-pps") == 0) {
+			if (nfvp_gen_parse_double(val, &c->rate_pps) != 0 || c->rate_pps < 0)
+				return nfvp_gen_bad_arg(name, "a number ≥ 0", val);
+		} else if (strcmp(name, "--duration") == 0) {
+			if (nfvp_gen_parse_double(val, &c->duration_s) != 0 || c->duration_s <= 0)
+				return nfvp_gen_bad_arg(name, "a number > 0", val);
+		} else if (strcmp(name, "--flows") == 0) {
+			if (nfvp_gen_parse_uint(val, 1, NFVP_GEN_MAX_FLOWS, &u) != 0)
+				return nfvp_gen_bad_arg(name, "an integer in 1.."
+					RTE_STR(NFVP_GEN_MAX_FLOWS), val);
+			c->flows = (uint32_t)u;
+		} else if (strcmp(name, "--macs") == 0) {
+			if (nfvp_gen_parse_macs(c, val) != 0)
+				return -1;
+		} else if (strcmp(name, "--in-port") == 0 || strcmp(name, "--out-port") == 0) {
+			if (nfvp_gen_parse_uint(val, 0, NFVP_MAX_PORTS - 1, &u) != 0)
+				return nfvp_gen_bad_arg(name, "a port number in 0.."
+					RTE_STR(NFVP_MAX_PORTS) " - 1", val);
+			if (name[2] == 'i')
+				c->in_port = (uint32_t)u;
+			else
+				c->out_port = (uint32_t)u;
+		} else if (strcmp(name, "--drain-ms") == 0) {
+			if (nfvp_gen_parse_uint(val, 0, 3600000, &u) != 0)
+				return nfvp_gen_bad_arg(name, "an integer number of ms ≥ 0", val);
+			c->drain_ms = (uint32_t)u;
+		} else if (strcmp(name, "--mpls") == 0) {
+			c->mpls = true;
+		} else if (strcmp(name, "--fdir") == 0) {
+			c->fdir = true;
+		} else {
+			fprintf(stderr, NFVP_GEN_NAME ": unknown option \"%s\" (see --help)\n", arg);
+			return -1;
+		}
+	}
+	if (c->ctl_path == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": --ctl: required (the vSwitch's control socket)\n");
+		return -1;
+	}
+	if (c->macs == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": --macs: required (at least one dst MAC)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Attach to the vSwitch and map its arena at the vSwitch's address (before rte_eal_init). */
+static int
+nfvp_gen_attach(struct nfvp_gen *g)
+{
+	char msg[NFVP_CTL_MSG];
+	uint64_t base;
+	ssize_t n;
+	void *p;
+	int fd = -1;
+	int ret;
+
+	g->ctl = nfvp_ctl_connect(g->conf.ctl_path);
+	if (g->ctl < 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": cannot connect to %s: %s (is the vSwitch running?)\n",
+			g->conf.ctl_path, strerror(-g->ctl));
+		goto fail;
+	}
+	snprintf(msg, sizeof(msg), "attach gen %d", (int)getpid());
+	ret = nfvp_ctl_send(g->ctl, msg, -1);
+	if (ret < 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": cannot send to %s: %s\n", g->conf.ctl_path,
+			strerror(-ret));
+		goto fail;
+	}
+	n = nfvp_ctl_recv(g->ctl, msg, sizeof(msg), &fd);
+	if (n <= 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": no reply from the vSwitch on %s: %s\n",
+			g->conf.ctl_path, n == 0 ? "connection closed" : strerror((int)-n));
+		goto fail;
+	}
+	msg[strcspn(msg, "\n")] = '\0';
+	if (strncmp(msg, "error", 5) == 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": vSwitch: %s\n", msg);
+		goto fail;
+	}
+	if (strncmp(msg, "ok", 2) != 0 || nfvp_ctl_kv_u64(msg, "base", &base) != 0 ||
+	    nfvp_ctl_kv_u64(msg, "len", &g->len) != 0 ||
+	    nfvp_ctl_kv_u64(msg, "ports", &g->ports) != 0 ||
+	    nfvp_ctl_kv_u64(msg, "queues", &g->queues) != 0 || g->len == 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": unexpected reply to attach: \"%s\"\n", msg);
+		goto fail;
+	}
+	if (fd < 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": the vSwitch's reply carried no arena fd\n");
+		goto fail;
+	}
+	if (g->conf.in_port >= g->ports || g->conf.out_port >= g->ports) {
+		fprintf(stderr, NFVP_GEN_NAME ": port %u does not exist: the vSwitch has %" PRIu64
+			" ports\n", RTE_MAX(g->conf.in_port, g->conf.out_port), g->ports);
+		goto fail;
+	}
+	p = mmap((void *)(uintptr_t)base, g->len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, NFVP_GEN_NAME ": cannot map the arena (%" PRIu64 " bytes) at %#" PRIx64
+			": %s%s\n", g->len, base, strerror(errno),
+			errno == EEXIST ? " (address taken in this process)" : "");
+		goto fail;
+	}
+	if (p != (void *)(uintptr_t)base) {
+		munmap(p, g->len);
+		fprintf(stderr, NFVP_GEN_NAME ": cannot map the arena at %#" PRIx64
+			" (kernel without MAP_FIXED_NOREPLACE?)\n", base);
+		goto fail;
+	}
+	g->base = p;
+	close(fd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static struct rte_ring *
+nfvp_gen_ring(uint32_t port, const char *dir, uint32_t queue)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), NFVP_PORT_RING_FMT, port, dir, queue);
+	r = rte_ring_lookup(name);
+	if (r == NULL)
+		fprintf(stderr, NFVP_GEN_NAME ": ring %s not found (no such port or queue?)\n", name);
+	return r;
+}
+
+struct nfvp_gen_mac_key {
+	uint64_t key;
+	uint32_t mac;
+};
+
+static int
+nfvp_gen_cmp_key(const void *a, const void *b)
+{
+	const struct nfvp_gen_mac_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->mac < y->mac ? -1 : x->mac > y->mac;
+}
+
+/* Flow director: the queue of each of our MACs, from the vSwitch's table. The table is read
+ * with rte_hash_iterate: a lookup would call the table's hash function through a pointer that
+ * is only valid in the vSwitch's process. */
+static int
+nfvp_gen_fdir_queues(struct nfvp_gen *g, uint32_t *queue_of)
+{
+	struct nfvp_gen_mac_key *keys;
+	struct rte_hash *h;
+	const void *key;
+	uint32_t next = 0;
+	uint32_t k;
+	void *data;
+
+	h = rte_hash_find_existing(NFVP_FDIR_HASH_NAME);
+	if (h == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s not found (is the vSwitch running "
+			"the fdir architecture?)\n", NFVP_FDIR_HASH_NAME);
+		return -1;
+	}
+	keys = calloc(g->conf.n_macs, sizeof(*keys));
+	if (keys == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": out of memory\n");
+		return -1;
+	}
+	for (k = 0; k < g->conf.n_macs; k++) {
+		memcpy(&keys[k].key, &g->conf.macs[k], RTE_ETHER_ADDR_LEN);
+		keys[k].mac = k;
+		queue_of[k] = 0;
+	}
+	qsort(keys, g->conf.n_macs, sizeof(*keys), nfvp_gen_cmp_key);
+	while (rte_hash_iterate(h, &key, &data, &next) >= 0) {
+		uint64_t kv;
+		uint32_t lo = 0, hi = g->conf.n_macs;
+
+		memcpy(&kv, key, sizeof(kv));
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (keys[mid].key < kv)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < g->conf.n_macs && keys[lo].key == kv; lo++) {
+			uintptr_t q = (uintptr_t)data;
+
+			if (q > UINT16_MAX) {
+				fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s maps a MAC to queue "
+					"%" PRIuPTR "\n", NFVP_FDIR_HASH_NAME, q);
+				free(keys);
+				return -1;
+			}
+			queue_of[keys[lo].mac] = (uint32_t)q;
+		}
+	}
+	free(keys);
+	return 0;
+}
+
+/* Find the pool and the rings; with --fdir, which rx ring each MAC goes to. */
+static int
+nfvp_gen_lookup(struct nfvp_gen *g)
+{
+	uint32_t n_macs = g->conf.n_macs;
+	uint32_t *queue_of = NULL;
+	uint16_t *ring_of_queue = NULL;
+	uint32_t max_q = 0;
+	uint32_t k;
+
+	g->pool = rte_mempool_lookup(NFVP_POOL_NAME);
+	if (g->pool == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": mbuf pool %s not found (wrong --file-prefix?)\n",
+			NFVP_POOL_NAME);
+		goto fail;
+	}
+	if (rte_pktmbuf_data_room_size(g->pool) < RTE_PKTMBUF_HEADROOM + g->data_len) {
+		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes %u: the pool's buffers are too small\n",
+			g->conf.frame_bytes);
+		goto fail;
+	}
+	g->tx_ring = nfvp_gen_ring(g->conf.out_port, "tx", 0);
+	if (g->tx_ring == NULL)
+		goto fail;
+
+	queue_of = calloc(n_macs, sizeof(*queue_of));
+	g->mac_ring = calloc(n_macs, sizeof(*g->mac_ring));
+	if (queue_of == NULL || g->mac_ring == NULL)
+		goto nomem;
+	if (g->conf.fdir && nfvp_gen_fdir_queues(g, queue_of) != 0)
+		goto fail;
+	for (k = 0; k < n_macs; k++)
+		max_q = RTE_MAX(max_q, queue_of[k]);
+	ring_of_queue = malloc((max_q + 1) * sizeof(*ring_of_queue));
+	g->rx_rings = calloc(RTE_MIN(n_macs, max_q + 1), sizeof(*g->rx_rings));
+	g->rx_queue = calloc(RTE_MIN(n_macs, max_q + 1), sizeof(*g->rx_queue));
+	if (ring_of_queue == NULL || g->rx_rings == NULL || g->rx_queue == NULL)
+		goto nomem;
+	memset(ring_of_queue, 0xff, (max_q + 1) * sizeof(*ring_of_queue));
+	for (k = 0; k < n_macs; k++) {
+		uint32_t q = queue_of[k];
+
+		if (ring_of_queue[q] == UINT16_MAX) {
+			g->rx_rings[g->n_rx] = nfvp_gen_ring(g->conf.in_port, "rx", q);
+			if (g->rx_rings[g->n_rx] == NULL)
+				goto fail;
+			g->rx_queue[g->n_rx] = (uint16_t)q;
+			ring_of_queue[q] = (uint16_t)g->n_rx++;
+		}
+		g->mac_ring[k] = ring_of_queue[q];
+	}
+	if (g->n_rx > 1) {
+		g->stage = calloc((size_t)g->n_rx * NFVP_BURST, sizeof(*g->stage));
+		g->stage_n = calloc(g->n_rx, sizeof(*g->stage_n));
+		if (g->stage == NULL || g->stage_n == NULL)
+			goto nomem;
+	}
+	free(ring_of_queue);
+	free(queue_of);
+	return 0;
+nomem:
+	fprintf(stderr, NFVP_GEN_NAME ": out of memory\n");
+fail:
+	free(ring_of_queue);
+	free(queue_of);
+	return -1;
+}
+
+/* Write flow f's frame (headers, zero payload, no stamp) into buf of g->data_len bytes. */
+static void
+nfvp_gen_build_frame(const struct nfvp_gen *g, uint32_t f, uint8_t *buf)
+{
+	static const uint8_t src_mac[RTE_ETHER_ADDR_LEN] = NFVP_GEN_SRC_MAC;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	size_t l2_len = sizeof(*eth);
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint16_t ip_len;
+
+	memset(buf, 0, g->data_len);
+	rte_ether_addr_copy(&g->conf.macs[0], &eth->dst_addr);
+	memcpy(eth->src_addr.addr_bytes, src_mac, sizeof(src_mac));
+	if (g->conf.mpls) {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS);
+		memcpy(buf + l2_len, &g->mpls[0], sizeof(g->mpls[0]));
+		l2_len += sizeof(g->mpls[0]);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	}
+	ip_len = (uint16_t)(g->data_len - l2_len);
+	ip = (struct rte_ipv4_hdr *)(buf + l2_len);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16(ip_len);
+	ip->packet_id = 0;
+	ip->fragment_offset = 0;
+	ip->time_to_live = NFVP_GEN_TTL;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff));
+	ip->dst_addr = rte_cpu_to_be_32(NFVP_GEN_DST_IP);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	udp->src_port = rte_cpu_to_be_16(NFVP_GEN_UDP_SRC_BASE + f % NFVP_GEN_UDP_SRC_SPAN);
+	udp->dst_port = rte_cpu_to_be_16(NFVP_GEN_UDP_DST);
+	udp->dgram_len = rte_cpu_to_be_16(ip_len - sizeof(*ip));
+	udp->dgram_cksum = 0;
+}
+
+/* The templates: per flow the first head_len bytes (all the headers), and one shared tail.
+ * Per packet only the dst MAC, the MPLS label (both per MAC) and the stamp are written. */
+static int
+nfvp_gen_build(struct nfvp_gen *g)
+{
+	uint8_t *frame = NULL;
+	uint32_t f, k;
+
+	if (g->conf.mpls) {
+		g->mpls = calloc(g->conf.n_macs, sizeof(*g->mpls));
+		if (g->mpls == NULL)
+			goto nomem;
+		for (k = 0; k < g->conf.n_macs; k++)
+			g->mpls[k] = rte_cpu_to_be_32((NFVP_GEN_MPLS_LABEL_BASE + k) << 12 |
+						      1u << 8 | NFVP_GEN_TTL);
+	}
+	frame = malloc(g->data_len);
+	g->tmpl = aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)g->conf.flows * NFVP_GEN_TMPL_SIZE);
+	g->tail = malloc(RTE_MAX(g->tail_len, 1));
+	if (frame == NULL || g->tmpl == NULL || g->tail == NULL)
+		goto nomem;
+	for (f = 0; f < g->conf.flows; f++) {
+		nfvp_gen_build_frame(g, f, frame);
+		memcpy(g->tmpl + (size_t)f * NFVP_GEN_TMPL_SIZE, frame, g->head_len);
+		if (f == 0)
+			memcpy(g->tail, frame + g->head_len, g->tail_len);
+	}
+	free(frame);
+	return 0;
+nomem:
+	free(frame);
+	fprintf(stderr, NFVP_GEN_NAME ": out of memory\n");
+	return -1;
+}
+
+/* Enqueue n packets into an rx ring; what does not fit is the NIC's missed packets. */
+static inline void
+nfvp_gen_enqueue(struct nfvp_gen *g, struct rte_ring *r, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int ok = rte_ring_enqueue_burst(r, (void **)pkts, n, NULL);
+
+	g->st.sent += ok;
+	if (unlikely(ok < n)) {
+		rte_pktmbuf_free_bulk(pkts + ok, n - ok);
+		g->st.tx_dropped += n - ok;
+	}
+}
+
+/* Build and send n (<= NFVP_BURST) packets. Returns how many were built (0: pool empty). */
+static unsigned int
+nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	uint16_t ring_of[NFVP_BURST];
+	uint16_t touched[NFVP_BURST];
+	const uint8_t *tmpl = g->tmpl;
+	uint32_t flow = g->next_flow;
+	uint32_t mac = g->next_mac;
+	unsigned int i, n_touched = 0;
+	uint64_t tsc;
+
+	if (unlikely(rte_pktmbuf_alloc_bulk(g->pool, pkts, n) != 0)) {
+		/* all or nothing: with the pool nearly empty, send a shorter burst */
+		n = RTE_MIN(n, rte_mempool_avail_count(g->pool));
+		if (n == 0 || rte_pktmbuf_alloc_bulk(g->pool, pkts, n) != 0) {
+			g->st.pool_empty++;
+			return 0;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		struct nfvp_stamp *s = (struct nfvp_stamp *)(d + g->stamp_off);
+
+		rte_memcpy(d, tmpl + (size_t)flow * NFVP_GEN_TMPL_SIZE, g->head_len);
+		if (g->tail_len != 0)
+			rte_memcpy(d + g->head_len, g->tail, g->tail_len);
+		memcpy(d, &g->conf.macs[mac], RTE_ETHER_ADDR_LEN);
+		if (g->mpls != NULL)
+			memcpy(d + sizeof(struct rte_ether_hdr), &g->mpls[mac], sizeof(g->mpls[0]));
+		s->magic = NFVP_STAMP_MAGIC;
+		s->gen_flow = (uint16_t)flow;
+		m->data_len = g->data_len;
+		m->pkt_len = g->data_len;
+		m->port = (uint16_t)g->conf.in_port;
+		ring_of[i] = g->mac_ring[mac];
+		if (++flow == g->conf.flows)
+			flow = 0;
+		if (++mac == g->conf.n_macs)
+			mac = 0;
+	}
+	g->next_flow = flow;
+	g->next_mac = mac;
+
+	tsc = rte_rdtsc();
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_mtod_offset(pkts[i], struct nfvp_stamp *, g->stamp_off)->tsc = tsc;
+
+	if (g->n_rx == 1) {
+		nfvp_gen_enqueue(g, g->rx_rings[0], pkts, n);
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		uint16_t r = ring_of[i];
+
+		if (g->stage_n[r] == 0)
+			touched[n_touched++] = r;
+		g->stage[(size_t)r * NFVP_BURST + g->stage_n[r]++] = pkts[i];
+	}
+	for (i = 0; i < n_touched; i++) {
+		uint16_t r = touched[i];
+
+		nfvp_gen_enqueue(g, g->rx_rings[r], &g->stage[(size_t)r * NFVP_BURST],
+				 g->stage_n[r]);
+		g->stage_n[r] = 0;
+	}
+	return n;
+}
+
+static inline unsigned int
+nfvp_gen_hist_bucket(uint64_t ns)
+{
+	unsigned int e;
+
+	if (ns < NFVP_GEN_HIST_SUB)
+		return (unsigned int)ns;
+	e = 63 - (unsigned int)__builtin_clzll(ns);
+	return (e - NFVP_GEN_HIST_SUB_BITS + 1) * NFVP_GEN_HIST_SUB +
+	       (unsigned int)((ns >> (e - NFVP_GEN_HIST_SUB_BITS)) - NFVP_GEN_HIST_SUB);
+}
+
+/* The midpoint of a bucket's (integer) values. */
+static double
+nfvp_gen_hist_mid(unsigned int b)
+{
+	unsigned int shift;
+	double lo, width;
+
+	if (b < NFVP_GEN_HIST_SUB)
+		return b;
+	shift = b / NFVP_GEN_HIST_SUB - 1;
+	lo = (double)((uint64_t)(NFVP_GEN_HIST_SUB + b % NFVP_GEN_HIST_SUB) << shift);
+	width = (double)(UINT64_C(1) << shift);
+	return lo + (width - 1) / 2;
+}
+
+static inline void
+nfvp_gen_record(struct nfvp_gen *g, uint64_t cycles)
+{
+	uint64_t ns = (uint64_t)((double)cycles * g->ns_per_tsc + 0.5);
+
+	g->st.hist[nfvp_gen_hist_bucket(ns)]++;
+	g->st.lat_sum += (double)ns;
+	if (ns < g->st.lat_min)
+		g->st.lat_min = ns;
+	if (ns > g->st.lat_max)
+		g->st.lat_max = ns;
+	g->st.lat_count++;
+}
+
+/* Receive one burst from the out port. Returns the number of packets. */
+static unsigned int
+nfvp_gen_recv(struct nfvp_gen *g)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int i, n;
+	uint64_t now;
+
+	n = rte_ring_dequeue_burst(g->tx_ring, (void **)pkts, NFVP_BURST, NULL);
+	if (n == 0)
+		return 0;
+	now = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		const struct nfvp_stamp *s;
+		struct nfvp_stamp copy;
+
+		g->st.received_bytes += m->pkt_len + RTE_ETHER_CRC_LEN;
+		if (unlikely(m->pkt_len < sizeof(copy))) {
+			g->st.bad_stamp++;
+			continue;
+		}
+		s = rte_pktmbuf_read(m, m->pkt_len - sizeof(copy), sizeof(copy), &copy);
+		/* a stamp from before this run (a recycled buffer) is no stamp of ours */
+		if (unlikely(s == NULL || s->magic != NFVP_STAMP_MAGIC || s->tsc < g->start_tsc ||
+			     s->tsc > now)) {
+			g->st.bad_stamp++;
+			continue;
+		}
+		nfvp_gen_record(g, now - s->tsc);
+	}
+	g->st.received += n;
+	rte_pktmbuf_free_bulk(pkts, n);
+	return n;
+}
+
+/* Send for --duration (or until a signal), then keep receiving for --drain-ms. */
+static void
+nfvp_gen_run(struct nfvp_gen *g)
+{
+	uint64_t start, end, drain_end, now;
+	bool paced = g->conf.rate_pps > 0;
+
+	g->start_tsc = start = rte_rdtsc();
+	end = start + (uint64_t)(g->conf.duration_s * (double)g->hz);
+	now = start;
+	while (!nfvp_gen_stop && now < end) {
+		unsigned int sent = 0, n = NFVP_BURST;
+
+		if (paced) {
+			uint64_t due = (uint64_t)((double)(now - start) * g->pkts_per_tsc);
+			uint64_t attempted = g->st.sent + g->st.tx_dropped;
+
+			n = due > attempted ? (unsigned int)RTE_MIN(due - attempted,
+								    (uint64_t)NFVP_BURST) : 0;
+		}
+		if (n != 0)
+			sent = nfvp_gen_send(g, n);
+		if (nfvp_gen_recv(g) == 0 && sent == 0)
+			rte_pause();
+		now = rte_rdtsc();
+	}
+	g->send_tsc = now - start;
+
+	drain_end = now + g->hz / 1000 * g->conf.drain_ms;
+	while (rte_rdtsc() < drain_end)
+		if (nfvp_gen_recv(g) == 0)
+			rte_pause();
+}
+
+/* A percentile from the histogram: its bucket's midpoint, kept within the exact extremes. */
+static double
+nfvp_gen_percentile(const struct nfvp_gen_stats *st, double q)
+{
+	double exact = q * (double)st->lat_count;
+	uint64_t rank = (uint64_t)exact;
+	uint64_t cum = 0;
+	unsigned int b;
+	double v = 0;
+
+	if ((double)rank < exact)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	for (b = 0; b < NFVP_GEN_HIST_BUCKETS; b++) {
+		cum += st->hist[b];
+		if (cum >= rank) {
+			v = nfvp_gen_hist_mid(b);
+			break;
+		}
+	}
+	v = RTE_MAX(v, (double)st->lat_min);
+	return RTE_MIN(v, (double)st->lat_max);
+}
+
+static void
+nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
+{
+	const struct nfvp_gen_stats *st = &g->st;
+	double dur = (double)g->send_tsc / (double)g->hz;
+	double per_s = dur > 0 ? 1.0 / dur : 0;
+
+	fprintf(f, "{\"sent\": %" PRIu64 ", \"tx_dropped\": %" PRIu64 ", \"pool_empty\": %" PRIu64
+		", \"received\": %" PRIu64 ", \"received_bytes\": %" PRIu64
+		", \"bad_stamp\": %" PRIu64 ",\n",
+		st->sent, st->tx_dropped, st->pool_empty, st->received, st->received_bytes,
+		st->bad_stamp);
+	fprintf(f, " \"frame_bytes\": %u, \"flows\": %u, \"macs\": %u, \"rate_pps\": %.15g,"
+		" \"duration_s\": %.6f,\n", g->conf.frame_bytes, g->conf.flows, g->conf.n_macs,
+		g->conf.rate_pps, dur);
+	fprintf(f, " \"offered_pps\": %.1f, \"sent_pps\": %.1f, \"received_pps\": %.1f,"
+		" \"tsc_hz\": %" PRIu64 ",\n",
+		(double)(st->sent + st->tx_dropped) * per_s, (double)st->sent * per_s,
+		(double)st->received * per_s, g->hz);
+	fprintf(f, " \"latency_ns\": {\"count\": %" PRIu64, st->lat_count);
+	if (st->lat_count == 0) {
+		fprintf(f, ", \"mean\": null, \"min\": null, \"p50\": null, \"p90\": null, "
+			"\"p99\": null, \"p999\": null, \"max\": null}}\n");
+		return;
+	}
+	fprintf(f, ", \"mean\": %.1f, \"min\": %.1f", st->lat_sum / (double)st->lat_count,
+		(double)st->lat_min);
+	fprintf(f, ", \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p999\": %.1f",
+		nfvp_gen_percentile(st, 0.50), nfvp_gen_percentile(st, 0.90),
+		nfvp_gen_percentile(st, 0.99), nfvp_gen_percentile(st, 0.999));
+	fprintf(f, ", \"max\": %.1f}}\n", (double)st->lat_max);
+}
+
+/* The JSON report: to stdout, or atomically to --stats-out (temp file, then rename). */
+static int
+nfvp_gen_write_stats(const struct nfvp_gen *g)
+{
+	const char *path = g->conf.stats_out;
+	char tmp[PATH_MAX];
+	FILE *f = NULL;
+
+	if (path == NULL) {
+		nfvp_gen_print_json(g, stdout);
+		fflush(stdout);
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		goto fail;
+	nfvp_gen_print_json(g, f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		goto fail;
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto fail;
+	}
+	f = NULL;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, NFVP_GEN_NAME ": cannot write %s: %s\n", path, strerror(errno));
+	if (f != NULL)
+		fclose(f);
+	unlink(tmp);
+	return -1;
+}
+
+static void
+nfvp_gen_print_summary(const struct nfvp_gen *g)
+{
+	double dur = (double)g->send_tsc / (double)g->hz;
+
+	printf(NFVP_GEN_NAME ": sent %" PRIu64 " (%.3f Mpps) tx_dropped %" PRIu64 " received %"
+	       PRIu64 " in %.3f s", g->st.sent, dur > 0 ? (double)g->st.sent / dur / 1e6 : 0.0,
+	       g->st.tx_dropped, g->st.received, dur);
+	if (g->st.lat_count != 0)
+		printf(", latency p50 %.0f ns p99 %.0f ns", nfvp_gen_percentile(&g->st, 0.50),
+		       nfvp_gen_percentile(&g->st, 0.99));
+	printf("\n");
+	fflush(stdout);
+}
+
+static void
+nfvp_gen_free(struct nfvp_gen *g)
+{
+	free(g->st.hist);
+	free(g->stage_n);
+	free(g->stage);
+	free(g->tail);
+	free(g->tmpl);
+	free(g->mpls);
+	free(g->mac_ring);
+	free(g->rx_queue);
+	free(g->rx_rings);
+	free(g->conf.macs);
+	if (g->ctl >= 0)
+		close(g->ctl);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nfvp_gen g = { .ctl = -1 };
+	struct sigaction sa = { .sa_handler = nfvp_gen_on_signal };
+	int eal_argc, ret;
+	int rc = 1;
+
+	for (eal_argc = 1; eal_argc < argc; eal_argc++)
+		if (strcmp(argv[eal_argc], "--") == 0)
+			break;
+	ret = nfvp_gen_parse_args(&g.conf, eal_argc < argc ? argc - eal_argc - 1 : 0,
+				  argv + RTE_MIN(eal_argc + 1, argc));
+	if (ret != 0) {
+		if (ret > 0)
+			nfvp_gen_usage(stdout);
+		rc = ret > 0 ? 0 : 2;
+		goto out;
+	}
+	g.data_len = (uint16_t)(g.conf.frame_bytes - RTE_ETHER_CRC_LEN);
+	g.head_len = RTE_MIN(g.data_len, NFVP_GEN_TMPL_SIZE);
+	g.tail_len = g.data_len - g.head_len;
+	g.stamp_off = g.data_len - sizeof(struct nfvp_stamp);
+	g.st.lat_min = UINT64_MAX;
+	g.st.hist = calloc(NFVP_GEN_HIST_BUCKETS, sizeof(*g.st.hist));
+	if (g.st.hist == NULL) {
+		fprintf(stderr, NFVP_GEN_NAME ": out of memory\n");
+		goto out;
+	}
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (nfvp_gen_attach(&g) != 0)
+		goto out;
+	ret = rte_eal_init(eal_argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": EAL init failed: %s (is the vSwitch running, and "
+			"are --proc-type=secondary and its --file-prefix given?)\n",
+			rte_strerror(rte_errno));
+		goto out;
+	}
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		fprintf(stderr, NFVP_GEN_NAME ": EAL started a primary process: give "
+			"--proc-type=secondary and the vSwitch's --file-prefix\n");
+		goto out;
+	}
+	if (rte_malloc_heap_memory_attach(NFVP_HEAP_NAME, g.base, g.len) != 0) {
+		fprintf(stderr, NFVP_GEN_NAME ": cannot attach heap %s at %p: %s (not the vSwitch's "
+			"--file-prefix?)\n", NFVP_HEAP_NAME, g.base, rte_strerror(rte_errno));
+		goto out;
+	}
+	if (nfvp_gen_lookup(&g) != 0 || nfvp_gen_build(&g) != 0)
+		goto out;
+
+	g.hz = rte_get_tsc_hz();
+	g.ns_per_tsc = 1e9 / (double)g.hz;
+	g.pkts_per_tsc = g.conf.rate_pps / (double)g.hz;
+	nfvp_gen_run(&g);
+
+	if (nfvp_gen_write_stats(&g) != 0)
+		goto out;
+	if (g.conf.stats_out != NULL)
+		nfvp_gen_print_summary(&g);
+	rc = 0;
+out:
+	/* no rte_eal_cleanup: the vSwitch owns the shared state */
+	nfvp_gen_free(&g);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* nfvp_nf.h: the API network functions are written against; it hides the exchange
+ * architecture, so the same NF code runs in all five. */
+
+#ifndef NFVP_NF_H
+#define NFVP_NF_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+/* The most packets a burst handler is given at once. */
+#define NFVP_NF_MAX_BURST 32
+
+struct nfvp_nf; /* opaque: slot, rings, options */
+
+struct nfvp_nf_ops {
+	/* Optional: called once after attaching, before the first packet. 0 or -errno. */
+	int (*setup)(struct nfvp_nf *nf);
+	/* Handle pkts[0..n), n <= NFVP_NF_MAX_BURST. Reorder so that pkts[0..k) go to the next hop and return k;
+	 * pkts[k..n) are dropped (nflib hands them back to the vSwitch, which frees them: NF
+	 * processes never allocate or free mbufs, so they need no mempool and no EAL).
+	 * Must not block. Touch only the packet data and the mbuf's length fields. */
+	uint16_t (*burst)(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n);
+};
+
+/* Parse nflib's options (--ctl PATH --name NAME [--cpu N] [--max-pkts N] [--duration S]),
+ * attach to the vSwitch and map what it hands over. Returns how many argv entries it
+ * consumed (the NF's own options follow a "--"), or -errno after printing one line. */
+int nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
+		 struct nfvp_nf **nf);
+/* Run until SIGTERM/SIGINT, the vSwitch says stop, --max-pkts or --duration. 0 or -errno. */
+int nfvp_nf_run(struct nfvp_nf *nf);
+/* Detach (close the control connection) and free. */
+void nfvp_nf_close(struct nfvp_nf *nf);
+
+/* The NF's name and its user data pointer (for setup to hang state on). */
+const char *nfvp_nf_name(const struct nfvp_nf *nf);
+void *nfvp_nf_priv(const struct nfvp_nf *nf);
+void nfvp_nf_set_priv(struct nfvp_nf *nf, void *priv);
+
+#endif /* NFVP_NF_H */

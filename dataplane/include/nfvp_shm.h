@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* nfvp_shm.h: names, limits and the shared-memory layout that the vSwitch, nflib and the
+ * traffic generator agree on. Nothing else may spell a ring, pool or heap name. */
+
+#ifndef NFVP_SHM_H
+#define NFVP_SHM_H
+
+#include <semaphore.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "nfvp_nf.h"
+
+#define NFVP_MAX_NFS 8192
+#define NFVP_MAX_CHAINS 8192
+#define NFVP_MAX_CHAIN_LEN 16
+#define NFVP_MAX_PORTS 4
+#define NFVP_BURST NFVP_NF_MAX_BURST
+#define NFVP_CTL_MSG 4096
+
+/* The arena: one hugetlb memfd that the vSwitch maps and hands to DPDK as an external heap.
+ * The mbuf pool, every ring and every NF slot of the shared architectures live in it, and NF
+ * processes (which are not EAL processes) map it at the same virtual address, so mbuf and ring
+ * pointers mean the same thing on both sides. */
+#define NFVP_HEAP_NAME "nfvp_arena"
+#define NFVP_POOL_NAME "nfvp_pool"
+#define NFVP_SHARED_RING_NAME "nfvp_shared"
+#define NFVP_PORT_RING_FMT "nfvp_p%u_%s%u" /* port, "rx" | "tx", queue */
+#define NFVP_FDIR_HASH_NAME "nfvp_fdir"      /* dst MAC -> NIC rx queue, for arch fdir */
+
+enum nfvp_arch {
+	NFVP_ARCH_DOUBLE_BUFFER = 0,
+	NFVP_ARCH_SEMAPHORE,
+	NFVP_ARCH_SHARED_RING,
+	NFVP_ARCH_FDIR,
+	NFVP_ARCH_ISOLATED,
+	NFVP_ARCH_COUNT,
+};
+
+static const char *const nfvp_arch_names[NFVP_ARCH_COUNT] = {
+	"double-buffer", "semaphore", "shared-ring", "fdir", "isolated",
+};
+
+/* Per-packet state carried across hops in the 8 bytes of the mbuf's hash field (first cache
+ * line, unused by the ring and null PMDs; the vSwitch overwrites it on receive). */
+enum nfvp_verdict {
+	NFVP_PASS = 0,
+	NFVP_DROP = 1,
+};
+
+struct nfvp_meta {
+	uint16_t chain;
+	uint8_t hop;     /* index in the chain of the NF that has (or last had) the packet */
+	uint8_t verdict; /* set by nflib on the way back: NFVP_PASS or NFVP_DROP */
+	uint16_t owner;  /* 0: the vSwitch; n: NF slot n - 1 (to reclaim a dead NF's mbufs) */
+	uint16_t spare;
+};
+
+static inline struct nfvp_meta *
+nfvp_meta(struct rte_mbuf *m)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct nfvp_meta) != sizeof(m->hash));
+	return (struct nfvp_meta *)&m->hash;
+}
+
+/* The generator's stamp, in the last bytes of every frame (before the FCS that DPDK does not
+ * carry). NFs only touch headers, so it survives every hop; the sink reads it back. */
+#define NFVP_STAMP_MAGIC 0x6e66u
+struct nfvp_stamp {
+	uint64_t tsc;
+	uint16_t magic;
+	uint16_t gen_flow;
+} __rte_packed;
+
+/* Counters of one NF, written only by that NF (nflib), read by the vSwitch for its report. */
+struct nfvp_nf_stats {
+	uint64_t rx;
+	uint64_t nic_rx;      /* fdir: of rx, how many came straight from the NIC queue */
+	uint64_t tx;
+	uint64_t drop;        /* dropped by the NF's handler */
+	uint64_t busy_polls;  /* polls that found packets */
+	uint64_t idle_polls;
+	uint64_t sleeps;      /* semaphore waits */
+	uint64_t busy_cycles; /* TSC cycles inside the NF's burst handler */
+	uint64_t heartbeat;   /* bumps every loop: shows the NF is alive */
+} __rte_cache_aligned;
+
+/* An NF's slot: where its rings are and how to wake it. In the shared architectures it lives in
+ * the arena and offsets are from the arena's base; in the isolated architecture it heads the
+ * NF's private region and offsets are from that region's base (each side maps it anywhere). */
+struct nfvp_slot {
+	uint64_t to_nf_off;    /* rte_ring: vSwitch -> NF */
+	uint64_t from_nf_off;  /* rte_ring: NF -> vSwitch (shared-ring: the one shared ring) */
+	uint64_t nic_rx_off;   /* fdir: the NIC queue of the chain this NF heads, else 0 */
+	uint64_t bufs_off;     /* isolated: the NF's private packet buffers */
+	uint32_t n_bufs;
+	uint32_t id;
+	uint32_t arch;
+	uint16_t nic_chain;    /* fdir: the chain whose first hop this NF is */
+	uint16_t spare;
+	volatile uint32_t stop;     /* set by the vSwitch at the end of a run */
+	volatile uint32_t sleeping; /* set by the NF before it waits on sem */
+	uint64_t wait_timeout_ns;   /* the NF's own bound on one wait (aging backstop) */
+	sem_t sem;                  /* posted by the vSwitch (semaphore, isolated) */
+	struct nfvp_nf_stats stats;
+} __rte_cache_aligned;
+
+/* Isolated architecture: ring elements are values, not pointers. */
+#define NFVP_ISO_BUF_SIZE 2048u
+#define NFVP_ISO_HEADROOM RTE_PKTMBUF_HEADROOM
+static inline uint64_t
+nfvp_iso_elem(uint32_t idx, uint16_t len, uint8_t verdict)
+{
+	return (uint64_t)idx | ((uint64_t)len << 32) | ((uint64_t)verdict << 48);
+}
+#define NFVP_ISO_IDX(e) ((uint32_t)(e))
+#define NFVP_ISO_LEN(e) ((uint16_t)((e) >> 32))
+#define NFVP_ISO_VERDICT(e) ((uint8_t)((e) >> 48))
+
+#endif /* NFVP_SHM_H */

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* args.c: the vSwitch's own options (after EAL's "--"), each checked with a one-line error. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ring.h>
+
+#include "vswitch.h"
+
+static int
+parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "vswitch: %s: expected %llu..%llu, found \"%s\"\n", opt,
+			(unsigned long long)lo, (unsigned long long)hi, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+vs_args_parse(int argc, char **argv, struct vs_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "arch", required_argument, NULL, 'a' },
+		{ "ctl", required_argument, NULL, 'c' },
+		{ "stats-out", required_argument, NULL, 's' },
+		{ "ring-ports", required_argument, NULL, 'p' },
+		{ "fdir-queues", required_argument, NULL, 'q' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "shared-ring-size", required_argument, NULL, 'R' },
+		{ "shared-sync", required_argument, NULL, 'y' },
+		{ "pool-mbufs", required_argument, NULL, 'm' },
+		{ "max-nfs", required_argument, NULL, 'n' },
+		{ "iso-bufs", required_argument, NULL, 'i' },
+		{ "wake-batch", required_argument, NULL, 'w' },
+		{ "wake-timeout-us", required_argument, NULL, 't' },
+		{ "nf-wait-ms", required_argument, NULL, 'W' },
+		{ "drain-ms", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v = 0;
+	int opt, i, rc = 0;
+
+	*cfg = (struct vs_config){
+		.arch = NFVP_ARCH_DOUBLE_BUFFER,
+		.ring_ports = 2,
+		.fdir_queues = 16,
+		.ring_size = 512,
+		.shared_ring_size = 8192,
+		.shared_sync = RING_F_MP_RTS_ENQ,
+		.pool_mbufs = 32767,
+		.max_nfs = 2048,
+		.iso_bufs = 1024,
+		.wake_batch = 32,
+		.wake_timeout_us = 100,
+		.nf_wait_ms = 100,
+		.drain_ms = 500,
+	};
+	optind = 1;
+	while (rc == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			for (i = 0; i < NFVP_ARCH_COUNT; i++)
+				if (strcmp(optarg, nfvp_arch_names[i]) == 0)
+					break;
+			if (i == NFVP_ARCH_COUNT) {
+				fprintf(stderr, "vswitch: --arch: expected double-buffer, semaphore, "
+					"shared-ring, fdir or isolated, found \"%s\"\n", optarg);
+				return -EINVAL;
+			}
+			cfg->arch = i;
+			break;
+		case 'c':
+			cfg->ctl_path = optarg;
+			break;
+		case 's':
+			cfg->stats_out = optarg;
+			break;
+		case 'p':
+			rc = parse_uint("--ring-ports", optarg, 0, NFVP_MAX_PORTS, &v);
+			cfg->ring_ports = v;
+			break;
+		case 'q':
+			rc = parse_uint("--fdir-queues", optarg, 1, 64, &v);
+			cfg->fdir_queues = v;
+			break;
+		case 'r':
+			rc = parse_uint("--ring-size", optarg, 64, 65536, &v);
+			cfg->ring_size = v;
+			break;
+		case 'R':
+			rc = parse_uint("--shared-ring-size", optarg, 64, 1 << 20, &v);
+			cfg->shared_ring_size = v;
+			break;
+		case 'y':
+			if (strcmp(optarg, "rts") == 0) {
+				cfg->shared_sync = RING_F_MP_RTS_ENQ;
+			} else if (strcmp(optarg, "hts") == 0) {
+				cfg->shared_sync = RING_F_MP_HTS_ENQ;
+			} else if (strcmp(optarg, "mp") == 0) {
+				cfg->shared_sync = 0;
+			} else {
+				fprintf(stderr, "vswitch: --shared-sync: expected rts, hts or mp, "
+					"found \"%s\"\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'm':
+			rc = parse_uint("--pool-mbufs", optarg, 1024, 1 << 22, &v);
+			cfg->pool_mbufs = v;
+			break;
+		case 'n':
+			rc = parse_uint("--max-nfs", optarg, 1, NFVP_MAX_NFS, &v);
+			cfg->max_nfs = v;
+			break;
+		case 'i':
+			rc = parse_uint("--iso-bufs", optarg, 64, 65536, &v);
+			cfg->iso_bufs = v;
+			break;
+		case 'w':
+			rc = parse_uint("--wake-batch", optarg, 1, 65536, &v);
+			cfg->wake_batch = v;
+			break;
+		case 't':
+			rc = parse_uint("--wake-timeout-us", optarg, 1, 10000000, &v);
+			cfg->wake_timeout_us = v;
+			break;
+		case 'W':
+			rc = parse_uint("--nf-wait-ms", optarg, 1, 60000, &v);
+			cfg->nf_wait_ms = v;
+			break;
+		case 'd':
+			rc = parse_uint("--drain-ms", optarg, 0, 600000, &v);
+			cfg->drain_ms = v;
+			break;
+		default:
+			fprintf(stderr, "vswitch: usage: nfvp-vswitch EAL-OPTIONS -- --arch A --ctl PATH "
+				"[--stats-out PATH] [--ring-ports N] [--ring-size N] ...\n");
+			return -EINVAL;
+		}
+	}
+	if (rc != 0)
+		return rc;
+	if (optind != argc) {
+		fprintf(stderr, "vswitch: expected options only, found \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (cfg->ctl_path == NULL) {
+		fprintf(stderr, "vswitch: --ctl: expected a path for the control socket, found "
+			"nothing\n");
+		return -EINVAL;
+	}
+	if (cfg->arch == NFVP_ARCH_FDIR && cfg->ring_ports == 0) {
+		fprintf(stderr, "vswitch: --ring-ports: expected ≥ 1 with --arch fdir (port 0 is "
+			"the NIC whose queues feed the NFs), found \"0\"\n");
+		return -EINVAL;
+	}
+	return 0;
+}

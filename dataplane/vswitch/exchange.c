@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/* exchange.c: moving packets between ports and NFs in the five architectures.
+ *
+ * A packet's chain and hop ride in its mbuf (struct nfvp_meta). From a port it is classified by
+ * destination MAC (rte_hash) and sent to hop 0; each time it comes back from an NF the hop
+ * advances; past the last hop it leaves on the chain's port. Packets for one NF are gathered
+ * per loop iteration and enqueued as one burst. */
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+#include "vswitch.h"
+
+void
+vs_free(struct vswitch *vs, struct rte_mbuf *m)
+{
+	(void)vs;
+	nfvp_meta(m)->owner = 0;
+	rte_pktmbuf_free(m);
+}
+
+static void
+port_flush(struct vswitch *vs, struct vs_port *p)
+{
+	uint16_t sent, i;
+
+	if (p->n_tx == 0)
+		return;
+	sent = rte_eth_tx_burst(p->id, 0, p->tx_buf, p->n_tx);
+	p->tx += sent;
+	for (i = sent; i < p->n_tx; i++)
+		vs_free(vs, p->tx_buf[i]);
+	p->tx_dropped += p->n_tx - sent;
+	vs->drops.port_tx += p->n_tx - sent;
+	p->n_tx = 0;
+}
+
+static void
+to_port(struct vswitch *vs, uint16_t port, struct rte_mbuf *m)
+{
+	struct vs_port *p = &vs->ports[port];
+
+	nfvp_meta(m)->owner = 0;
+	p->tx_buf[p->n_tx++] = m;
+	if (p->n_tx == NFVP_BURST)
+		port_flush(vs, p);
+}
+
+static void
+wake(struct vs_nf *nf)
+{
+	nf->slot->sleeping = 0;
+	sem_post(&nf->slot->sem);
+	nf->wakeups++;
+	nf->pending_since = 0;
+}
+
+static void
+nf_flush(struct vswitch *vs, struct vs_nf *nf)
+{
+	struct vs_pending *pd = &nf->pend;
+	unsigned int i, k;
+
+	if (pd->n == 0)
+		return;
+	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
+		k = rte_ring_enqueue_burst_elem(nf->to_nf, pd->elems, sizeof(uint64_t), pd->n, NULL);
+		for (i = k; i < pd->n; i++) {
+			uint32_t idx = NFVP_ISO_IDX(pd->elems[i]);
+
+			vs_free(vs, nf->held[idx]);
+			nf->held[idx] = NULL;
+			nf->free_idx[nf->n_free++] = idx;
+		}
+	} else {
+		uint16_t owner = nf->slot->id + 1;
+
+		for (i = 0; i < pd->n; i++)
+			nfvp_meta(pd->pkts[i])->owner = owner;
+		k = rte_ring_enqueue_burst(nf->to_nf, (void **)pd->pkts, pd->n, NULL);
+		for (i = k; i < pd->n; i++)
+			vs_free(vs, pd->pkts[i]);
+	}
+	nf->sent += k;
+	vs->drops.ring_full += pd->n - k;
+	pd->n = 0;
+	pd->listed = 0;
+	if (k > 0 && (vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED)) {
+		rte_smp_mb(); /* the enqueue before the look at sleeping; nflib mirrors it */
+		if (!nf->slot->sleeping)
+			return;
+		if (rte_ring_count(nf->to_nf) >= vs->cfg.wake_batch) {
+			wake(nf);
+		} else if (nf->pending_since == 0) {
+			nf->pending_since = rte_rdtsc();
+			vs->aging[vs->n_aging++] = nf->slot->id;
+		}
+	}
+}
+
+void
+vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
+{
+	struct nfvp_meta *meta = nfvp_meta(m);
+	struct vs_chain *c = &vs->chains[meta->chain];
+	struct vs_pending *pd;
+	struct vs_nf *nf;
+
+	if (!c->used) { /* the chain went away while the packet was in it */
+		vs->drops.no_chain++;
+		vs_free(vs, m);
+		return;
+	}
+	if (meta->hop >= c->len) {
+		if (src != NULL)
+			rte_memcpy(rte_pktmbuf_mtod(m, void *), src, m->data_len);
+		to_port(vs, c->out_port, m);
+		return;
+	}
+	nf = &vs->nfs[c->nf[meta->hop]];
+	if (!nf->alive) {
+		vs->drops.nf_absent++;
+		vs_free(vs, m);
+		return;
+	}
+	pd = &nf->pend;
+	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
+		/* the one copy of this hop: into a buffer of the NF's own region */
+		uint32_t idx;
+
+		if (nf->n_free == 0) {
+			vs->drops.ring_full++;
+			vs_free(vs, m);
+			return;
+		}
+		idx = nf->free_idx[--nf->n_free];
+		rte_memcpy(nf->bufs + (size_t)idx * NFVP_ISO_BUF_SIZE + NFVP_ISO_HEADROOM,
+			   src != NULL ? src : rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+		nf->held[idx] = m;
+		pd->elems[pd->n] = nfvp_iso_elem(idx, m->data_len, NFVP_PASS);
+	} else {
+		pd->pkts[pd->n] = m;
+	}
+	if (!pd->listed) {
+		pd->listed = 1;
+		vs->dirty[vs->n_dirty++] = nf->slot->id;
+	}
+	if (++pd->n == NFVP_BURST)
+		nf_flush(vs, nf);
+}
+
+void
+vs_poll_ports(struct vswitch *vs, int rx)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	uint64_t keys[NFVP_BURST];
+	const void *key_ptrs[NFVP_BURST];
+	void *data[NFVP_BURST];
+	unsigned int i, p;
+
+	for (p = 0; rx && p < vs->n_ports; p++) {
+		struct vs_port *port = &vs->ports[p];
+		uint64_t hits = 0;
+		uint16_t n;
+
+		n = rte_eth_rx_burst(port->id, 0, pkts, NFVP_BURST);
+		vs->rx_hist[n]++;
+		if (n == 0)
+			continue;
+		port->rx += n;
+		for (i = 0; i < n; i++) {
+			keys[i] = 0;
+			memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr
+			       .addr_bytes, RTE_ETHER_ADDR_LEN);
+			key_ptrs[i] = &keys[i];
+		}
+		rte_hash_lookup_bulk_data(vs->mac2chain, key_ptrs, n, &hits, data);
+		for (i = 0; i < n; i++) {
+			struct nfvp_meta *meta = nfvp_meta(pkts[i]);
+
+			if (!(hits & (1ull << i))) {
+				vs->drops.no_chain++;
+				vs_free(vs, pkts[i]);
+				continue;
+			}
+			*meta = (struct nfvp_meta){ .chain = (uint16_t)(uintptr_t)data[i] };
+			vs_dispatch(vs, pkts[i], NULL);
+		}
+	}
+}
+
+/* A packet back from an NF: drop it, or on to the next hop. */
+static void
+returned(struct vswitch *vs, struct rte_mbuf *m)
+{
+	struct nfvp_meta *meta = nfvp_meta(m);
+
+	if (meta->owner > 0 && meta->owner <= vs->n_nf_ids)
+		vs->nfs[meta->owner - 1].returned++;
+	meta->owner = 0;
+	if (meta->verdict == NFVP_DROP) {
+		vs->drops.nf++;
+		vs_free(vs, m);
+		return;
+	}
+	meta->hop++;
+	vs_dispatch(vs, m, NULL);
+}
+
+static unsigned int
+iso_returned(struct vswitch *vs, struct vs_nf *nf)
+{
+	uint64_t elems[NFVP_BURST];
+	unsigned int i, n;
+
+	n = rte_ring_dequeue_burst_elem(nf->from_nf, elems, sizeof(uint64_t), NFVP_BURST, NULL);
+	for (i = 0; i < n; i++) {
+		uint32_t idx = NFVP_ISO_IDX(elems[i]);
+		struct rte_mbuf *m = nf->held[idx];
+		struct nfvp_meta *meta;
+
+		if (idx >= vs->cfg.iso_bufs || m == NULL)
+			continue; /* an NF that names a buffer it was not given: ignore it */
+		nf->held[idx] = NULL;
+		nf->returned++;
+		meta = nfvp_meta(m);
+		if (NFVP_ISO_VERDICT(elems[i]) == NFVP_DROP) {
+			vs->drops.nf++;
+			vs_free(vs, m);
+		} else {
+			m->data_len = RTE_MIN(NFVP_ISO_LEN(elems[i]),
+					      rte_pktmbuf_tailroom(m) + m->data_len);
+			m->pkt_len = m->data_len;
+			meta->hop++;
+			vs_dispatch(vs, m, nf->bufs + (size_t)idx * NFVP_ISO_BUF_SIZE +
+				    NFVP_ISO_HEADROOM);
+		}
+		nf->free_idx[nf->n_free++] = idx;
+	}
+	return n;
+}
+
+unsigned int
+vs_poll_nfs(struct vswitch *vs)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int i, j, n, total = 0;
+
+	if (vs->shared != NULL) {
+		do {
+			n = rte_ring_dequeue_burst(vs->shared, (void **)pkts, NFVP_BURST, NULL);
+			if (n > 0)
+				vs->nf_hist[n]++;
+			for (j = 0; j < n; j++)
+				returned(vs, pkts[j]);
+			total += n;
+		} while (n == NFVP_BURST && total < 8 * NFVP_BURST);
+		return total;
+	}
+	for (i = 0; i < vs->n_active; i++) {
+		struct vs_nf *nf = &vs->nfs[vs->active[i]];
+
+		if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
+			n = iso_returned(vs, nf);
+		} else {
+			n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
+			for (j = 0; j < n; j++)
+				returned(vs, pkts[j]);
+		}
+		if (n > 0)
+			vs->nf_hist[n]++;
+		total += n;
+	}
+	return total;
+}
+
+void
+vs_flush(struct vswitch *vs)
+{
+	unsigned int i;
+
+	for (i = 0; i < vs->n_dirty; i++)
+		nf_flush(vs, &vs->nfs[vs->dirty[i]]);
+	vs->n_dirty = 0;
+	for (i = 0; i < vs->n_ports; i++)
+		port_flush(vs, &vs->ports[i]);
+}
+
+/* Semaphore aging: wake a sleeping NF whose oldest waiting packet is older than the timeout. */
+void
+vs_age(struct vswitch *vs, uint64_t now)
+{
+	uint64_t limit = vs->cfg.wake_timeout_us * vs->hz / 1000000;
+	unsigned int i = 0;
+
+	while (i < vs->n_aging) {
+		struct vs_nf *nf = &vs->nfs[vs->aging[i]];
+		int done = !nf->alive || nf->pending_since == 0 || rte_ring_count(nf->to_nf) == 0 ||
+			   !nf->slot->sleeping;
+
+		if (!done && now - nf->pending_since >= limit) {
+			wake(nf);
+			done = 1;
+		}
+		if (done) {
+			if (nf->alive)
+				nf->pending_since = 0;
+			vs->aging[i] = vs->aging[--vs->n_aging];
+		} else {
+			i++;
+		}
+	}
+}
+
+struct reclaim {
+	struct vswitch *vs;
+	uint16_t owner;
+	uint64_t n;
+};
+
+static void
+reclaim_obj(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
+{
+	struct reclaim *r = opaque;
+	struct rte_mbuf *m = obj;
+
+	(void)mp;
+	(void)idx;
+	if (nfvp_meta(m)->owner == r->owner) {
+		vs_free(r->vs, m);
+		r->n++;
+	}
+}
+
+/* An NF died: what it finished goes on, what it held or had not read yet is dropped and its
+ * mbufs go back to the pool. */
+void
+vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
+{
+	struct reclaim r = { .vs = vs, .owner = nf->slot->id + 1 };
+	struct rte_mbuf *pkts[NFVP_BURST];
+	uint64_t elems[NFVP_BURST];
+	unsigned int i, n;
+
+	nf->slot->stop = 1;
+	vs_flush(vs); /* what was gathered for it goes into its ring, and is reclaimed below */
+	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
+		while (iso_returned(vs, nf) > 0)
+			;
+		while ((n = rte_ring_dequeue_burst_elem(nf->to_nf, elems, sizeof(uint64_t),
+							NFVP_BURST, NULL)) > 0)
+			(void)elems;
+		for (i = 0; i < vs->cfg.iso_bufs; i++) {
+			if (nf->held[i] != NULL) {
+				vs_free(vs, nf->held[i]);
+				nf->held[i] = NULL;
+				r.n++;
+			}
+		}
+	} else {
+		if (vs->shared != NULL) {
+			while (vs_poll_nfs(vs) > 0)
+				;
+		} else {
+			while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
+							   NULL)) > 0)
+				for (i = 0; i < n; i++)
+					returned(vs, pkts[i]);
+		}
+		vs_flush(vs);
+		/* the rest (in its to_nf ring, or in the NF's hands) still names it as owner */
+		rte_mempool_obj_iter(vs->pool, reclaim_obj, &r);
+	}
+	nf->lost_at_death = r.n;
+	vs->drops.nf_dead += r.n;
+}
+
+uint64_t
+vs_in_flight(const struct vswitch *vs)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < vs->n_nf_ids; i++) {
+		const struct vs_nf *nf = &vs->nfs[i];
+
+		n += nf->sent + nf->slot->stats.nic_rx - nf->returned - nf->lost_at_death +
+		     nf->pend.n;
+	}
+	return n;
+}

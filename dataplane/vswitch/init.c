@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* init.c: the arena (external heap), the mbuf pool, the ports, the tables and the shared ring. */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "vswitch.h"
+
+#define HUGEPAGE (2u << 20)
+#define PORT_RING 1024
+
+static size_t
+arena_bytes(const struct vs_config *c)
+{
+	size_t mbuf = 2560, ring_slot = sizeof(void *);
+	size_t b = 0;
+
+	b += (size_t)c->pool_mbufs * (mbuf + 2 * ring_slot);
+	b += (size_t)c->max_nfs * (2 * (c->ring_size * ring_slot + 256) + sizeof(struct nfvp_slot) +
+				   2 * 256);
+	b += (size_t)c->shared_ring_size * ring_slot;
+	b += (size_t)c->ring_ports * (c->fdir_queues + 1) * PORT_RING * ring_slot;
+	b += 1024 * 256 + (16u << 20); /* fdir table, memzone headers */
+	b += b / 4;
+	return RTE_ALIGN_CEIL(b, HUGEPAGE);
+}
+
+/* A hugetlb memfd given to DPDK as an external heap; NF processes map the same fd at the same
+ * address. */
+int
+vs_arena_create(struct vswitch *vs)
+{
+	vs->arena_len = arena_bytes(&vs->cfg);
+	vs->arena_fd = memfd_create("nfvp_arena", MFD_HUGETLB | MFD_CLOEXEC);
+	if (vs->arena_fd < 0 || ftruncate(vs->arena_fd, vs->arena_len) < 0) {
+		fprintf(stderr, "vswitch: arena: cannot get %zu MiB of hugepages: %s (try: echo "
+			"1024 > /proc/sys/vm/nr_hugepages)\n", vs->arena_len >> 20, strerror(errno));
+		return -ENOMEM;
+	}
+	vs->arena = mmap(NULL, vs->arena_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, vs->arena_fd, 0);
+	if (vs->arena == MAP_FAILED) {
+		fprintf(stderr, "vswitch: arena: cannot map %zu MiB of hugepages: %s (try: echo "
+			"1024 > /proc/sys/vm/nr_hugepages)\n", vs->arena_len >> 20, strerror(errno));
+		vs->arena = NULL;
+		return -ENOMEM;
+	}
+	if (rte_malloc_heap_create(NFVP_HEAP_NAME) < 0 ||
+	    rte_malloc_heap_memory_add(NFVP_HEAP_NAME, vs->arena, vs->arena_len, NULL,
+				       vs->arena_len / HUGEPAGE, HUGEPAGE) < 0) {
+		fprintf(stderr, "vswitch: arena: DPDK refused the external heap: %s\n",
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	vs->heap_socket = rte_malloc_heap_get_socket(NFVP_HEAP_NAME);
+	return 0;
+}
+
+static int
+port_start(struct vswitch *vs, struct vs_port *p)
+{
+	struct rte_eth_conf conf;
+	uint16_t q;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(p->id, p->rx_queues, 1, &conf);
+	for (q = 0; rc == 0 && q < p->rx_queues; q++)
+		rc = rte_eth_rx_queue_setup(p->id, q, PORT_RING, rte_eth_dev_socket_id(p->id), NULL,
+					    vs->pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(p->id, 0, PORT_RING, rte_eth_dev_socket_id(p->id), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(p->id);
+	if (rc < 0) {
+		fprintf(stderr, "vswitch: port %s: cannot start it: %s\n", p->name, rte_strerror(-rc));
+		return rc;
+	}
+	rte_eth_promiscuous_enable(p->id);
+	return 0;
+}
+
+static int
+ring_port_create(struct vswitch *vs, unsigned int idx)
+{
+	struct rte_ring *rx[64], *tx[1];
+	struct vs_port *p = &vs->ports[vs->n_ports];
+	unsigned int q, nrx = 1;
+	char name[RTE_RING_NAMESIZE];
+	int id;
+
+	if (vs->cfg.arch == NFVP_ARCH_FDIR && idx == 0)
+		nrx = vs->cfg.fdir_queues;
+	for (q = 0; q < nrx + 1; q++) {
+		int is_tx = q == nrx;
+		struct rte_ring *r;
+
+		snprintf(name, sizeof(name), NFVP_PORT_RING_FMT, idx, is_tx ? "tx" : "rx",
+			 is_tx ? 0 : q);
+		r = rte_ring_create(name, PORT_RING, vs->heap_socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r == NULL) {
+			fprintf(stderr, "vswitch: ring %s: %s\n", name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		if (is_tx)
+			tx[0] = r;
+		else
+			rx[q] = r;
+	}
+	if (vs->cfg.arch == NFVP_ARCH_FDIR && idx == 0)
+		memcpy(vs->nic_queue, rx, nrx * sizeof(rx[0]));
+	snprintf(p->name, sizeof(p->name), "nfvp_port%u", idx);
+	id = rte_eth_from_rings(p->name, rx, nrx, tx, 1, vs->heap_socket);
+	if (id < 0) {
+		fprintf(stderr, "vswitch: port %s: %s\n", p->name, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->id = id;
+	p->rx_queues = nrx;
+	vs->n_ports++;
+	return port_start(vs, p);
+}
+
+static int
+tables_create(struct vswitch *vs)
+{
+	struct rte_hash_parameters hp = {
+		.name = "nfvp_mac2chain",
+		.entries = NFVP_MAX_CHAINS,
+		.key_len = sizeof(uint64_t),
+		.hash_func = rte_hash_crc,
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	vs->mac2chain = rte_hash_create(&hp);
+	if (vs->mac2chain == NULL)
+		goto fail;
+	if (vs->cfg.arch == NFVP_ARCH_FDIR) {
+		/* the NIC's flow director, in the arena: nfvp-gen (the wire side) reads it */
+		hp.name = NFVP_FDIR_HASH_NAME;
+		hp.entries = 1024;
+		hp.socket_id = vs->heap_socket;
+		vs->fdir = rte_hash_create(&hp);
+		if (vs->fdir == NULL)
+			goto fail;
+	}
+	if (vs->cfg.arch == NFVP_ARCH_SHARED_RING) {
+		vs->shared = rte_ring_create(NFVP_SHARED_RING_NAME, vs->cfg.shared_ring_size,
+					     vs->heap_socket, vs->cfg.shared_sync | RING_F_SC_DEQ);
+		if (vs->shared == NULL)
+			goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "vswitch: tables: %s\n", rte_strerror(rte_errno));
+	return -rte_errno;
+}
+
+int
+vs_init(struct vswitch *vs)
+{
+	uint16_t pid;
+	unsigned int i;
+	int rc;
+
+	vs->hz = rte_get_tsc_hz();
+	vs->pool = rte_pktmbuf_pool_create(NFVP_POOL_NAME, vs->cfg.pool_mbufs, 0, 0,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, vs->heap_socket);
+	if (vs->pool == NULL) {
+		fprintf(stderr, "vswitch: mbuf pool: %s\n", rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	vs->chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs->chains));
+	vs->nfs = calloc(vs->cfg.max_nfs, sizeof(*vs->nfs));
+	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
+	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));
+	vs->aging = calloc(vs->cfg.max_nfs, sizeof(*vs->aging));
+	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging)
+		return -ENOMEM;
+	rc = tables_create(vs);
+	/* EAL's --vdev ports first (they exist already), then the ring ports for nfvp-gen */
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct vs_port *p = &vs->ports[vs->n_ports];
+
+		if (rc < 0 || vs->n_ports == NFVP_MAX_PORTS)
+			break;
+		p->id = pid;
+		p->rx_queues = 1;
+		rte_eth_dev_get_name_by_port(pid, p->name);
+		vs->n_ports++;
+		rc = port_start(vs, p);
+	}
+	for (i = 0; rc == 0 && i < vs->cfg.ring_ports; i++) {
+		if (vs->n_ports == NFVP_MAX_PORTS) {
+			fprintf(stderr, "vswitch: --ring-ports: expected at most %u ports in all, "
+				"found %u more\n", NFVP_MAX_PORTS, vs->cfg.ring_ports - i);
+			return -EINVAL;
+		}
+		rc = ring_port_create(vs, i);
+	}
+	if (rc == 0 && vs->n_ports == 0) {
+		fprintf(stderr, "vswitch: ports: expected at least one (--ring-ports or --vdev), "
+			"found none\n");
+		return -EINVAL;
+	}
+	vs->start_tsc = rte_rdtsc();
+	return rc;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c: the vSwitch: EAL, the arena, the control socket, the poll loop, the drain at the end. */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include "vswitch.h"
+
+static struct vswitch vswitch;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	vswitch.quit = 1;
+}
+
+static void
+loop(struct vswitch *vs)
+{
+	uint64_t ctl_every = vs->hz / 5000; /* the control socket every 200 µs */
+	int sems = vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED;
+
+	while (!vs->quit) {
+		uint64_t now = rte_rdtsc();
+
+		vs_poll_ports(vs, 1);
+		vs_poll_nfs(vs);
+		vs_flush(vs);
+		if (sems)
+			vs_age(vs, now);
+		if (now - vs->last_ctl_tsc > ctl_every) {
+			vs_ctl_poll(vs);
+			vs->last_ctl_tsc = now;
+		}
+		vs->loops++;
+	}
+}
+
+/* What the wire side (nfvp-gen) left in the ring ports at the end goes back to the pool. */
+static void
+drain_port_rings(struct vswitch *vs)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	char name[64];
+	unsigned int p, q, i, n;
+
+	for (p = 0; p < vs->cfg.ring_ports; p++) {
+		for (q = 0; q <= vs->cfg.fdir_queues; q++) {
+			struct rte_ring *r;
+
+			snprintf(name, sizeof(name), NFVP_PORT_RING_FMT, p, q == 0 ? "tx" : "rx",
+				 q == 0 ? 0 : q - 1);
+			r = rte_ring_lookup(name);
+			if (r == NULL)
+				continue;
+			while ((n = rte_ring_dequeue_burst(r, (void **)pkts, NFVP_BURST, NULL)) > 0) {
+				for (i = 0; i < n; i++)
+					vs_free(vs, pkts[i]);
+				vs->drops.in_flight_at_stop += n;
+			}
+		}
+	}
+}
+
+/* Stop taking packets in, let the NFs finish what they have, then stop them and free the rest. */
+static void
+drain(struct vswitch *vs)
+{
+	uint64_t end = rte_rdtsc() + vs->cfg.drain_ms * vs->hz / 1000;
+	unsigned int i;
+
+	while (vs_in_flight(vs) > 0 && rte_rdtsc() < end) {
+		vs_poll_nfs(vs);
+		vs_flush(vs);
+		vs_age(vs, 0);
+		for (i = 0; i < vs->n_active; i++) /* wake every sleeper: the aging is over */
+			if (vs->nfs[vs->active[i]].slot->sleeping &&
+			    rte_ring_count(vs->nfs[vs->active[i]].to_nf) > 0)
+				sem_post(&vs->nfs[vs->active[i]].slot->sem);
+		vs_ctl_poll(vs);
+	}
+	for (i = 0; i < vs->n_active; i++) {
+		struct vs_nf *nf = &vs->nfs[vs->active[i]];
+		uint64_t before = vs->drops.nf_dead;
+
+		nf->slot->stop = 1;
+		sem_post(&nf->slot->sem);
+		vs_nf_reclaim(vs, nf);
+		vs->drops.in_flight_at_stop += vs->drops.nf_dead - before;
+		vs->drops.nf_dead = before;
+	}
+	vs_flush(vs);
+	drain_port_rings(vs);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vswitch *vs = &vswitch;
+	int n, rc = 1;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "vswitch: EAL: cannot start (hugepages? try: echo 512 > "
+			"/proc/sys/vm/nr_hugepages)\n");
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	if (vs_args_parse(argc, argv, &vs->cfg) < 0) {
+		rte_eal_cleanup();
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (vs_arena_create(vs) < 0 || vs_init(vs) < 0 || vs_ctl_open(vs) < 0)
+		goto out;
+	printf("ready arch=%s ports=%u ctl=%s\n", nfvp_arch_names[vs->cfg.arch], vs->n_ports,
+	       vs->cfg.ctl_path);
+	fflush(stdout);
+	loop(vs);
+	drain(vs);
+	rc = 0;
+	if (vs->cfg.stats_out != NULL && vs_stats_write(vs, vs->cfg.stats_out) < 0) {
+		fprintf(stderr, "vswitch: --stats-out: cannot write \"%s\"\n", vs->cfg.stats_out);
+		rc = 1;
+	}
+out:
+	vs_ctl_close(vs);
+	rte_eal_cleanup();
+	return rc;
+}

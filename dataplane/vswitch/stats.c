@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* stats.c: the vSwitch's report as JSON: ports, drops by place, batch sizes, pool, per NF. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_mempool.h>
+
+#include "vswitch.h"
+
+static void
+hist(FILE *f, const char *name, const uint64_t *h)
+{
+	unsigned int i;
+
+	fprintf(f, "\"%s\": [", name);
+	for (i = 0; i < VS_HIST; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", h[i]);
+	fprintf(f, "]");
+}
+
+static void
+nf_json(FILE *f, const struct vs_nf *nf)
+{
+	const struct nfvp_nf_stats *s = &nf->slot->stats;
+
+	fprintf(f, "{\"id\": %u, \"name\": \"%s\", \"pid\": %d, \"alive\": %s, "
+		"\"rx\": %" PRIu64 ", \"nic_rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", "
+		"\"drop\": %" PRIu64 ", \"busy_polls\": %" PRIu64 ", \"idle_polls\": %" PRIu64 ", "
+		"\"sleeps\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", "
+		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
+		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 "}",
+		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
+		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
+		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death);
+}
+
+static int
+write_json(const struct vswitch *vs, FILE *f)
+{
+	const struct vs_drops *d = &vs->drops;
+	unsigned int i;
+
+	fprintf(f, "{\"arch\": \"%s\", \"tsc_hz\": %" PRIu64 ", \"elapsed_s\": %.6f, ",
+		nfvp_arch_names[vs->cfg.arch], vs->hz,
+		(double)(rte_rdtsc() - vs->start_tsc) / vs->hz);
+	fprintf(f, "\"loops\": %" PRIu64 ", \"nfs_attached\": %u, \"chains\": %u, ", vs->loops,
+		vs->n_active, vs->n_chains);
+	fprintf(f, "\"dropped\": {\"port_tx\": %" PRIu64 ", \"ring_full\": %" PRIu64
+		", \"nf\": %" PRIu64 ", \"no_chain\": %" PRIu64 ", \"nf_absent\": %" PRIu64
+		", \"nf_dead\": %" PRIu64 ", \"in_flight_at_stop\": %" PRIu64 "}, ",
+		d->port_tx, d->ring_full, d->nf, d->no_chain, d->nf_absent, d->nf_dead,
+		d->in_flight_at_stop);
+	fprintf(f, "\"in_flight\": %" PRIu64 ", ", vs_in_flight(vs));
+	fprintf(f, "\"pool\": {\"size\": %u, \"free\": %u}, ", vs->pool->size,
+		rte_mempool_avail_count(vs->pool));
+	hist(f, "rx_batch_hist", vs->rx_hist);
+	fprintf(f, ", ");
+	hist(f, "nf_batch_hist", vs->nf_hist);
+	fprintf(f, ", \"ports\": [");
+	for (i = 0; i < vs->n_ports; i++) {
+		const struct vs_port *p = &vs->ports[i];
+
+		fprintf(f, "%s{\"port\": %u, \"name\": \"%s\", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+			", \"tx_dropped\": %" PRIu64 "}", i ? ", " : "", i, p->name, p->rx, p->tx,
+			p->tx_dropped);
+	}
+	fprintf(f, "], \"per_nf\": [");
+	for (i = 0; i < vs->n_nf_ids; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		nf_json(f, &vs->nfs[i]);
+	}
+	fprintf(f, "]}\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Written to PATH.tmp, then renamed: a reader never sees half a report. */
+int
+vs_stats_write(const struct vswitch *vs, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -errno;
+	rc = write_json(vs, f);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}

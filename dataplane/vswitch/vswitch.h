@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* vswitch.h: the vSwitch's own state: configuration, ports, chains, NFs and counters. */
+
+#ifndef NFVP_VSWITCH_H
+#define NFVP_VSWITCH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "nfvp_shm.h"
+
+#define VS_HIST 33 /* burst sizes 0..32 */
+
+struct vs_config {
+	enum nfvp_arch arch;
+	const char *ctl_path;
+	const char *stats_out;
+	unsigned int ring_ports;     /* ports made of arena rings, for nfvp-gen */
+	unsigned int fdir_queues;    /* NIC rx queues of port 0 in arch fdir (queue 0: the rest) */
+	unsigned int ring_size;      /* per-NF rings */
+	unsigned int shared_ring_size;
+	unsigned int shared_sync;    /* RING_F_MP_RTS_ENQ, RING_F_MP_HTS_ENQ or 0 (classic MP) */
+	unsigned int pool_mbufs;
+	unsigned int max_nfs;
+	unsigned int iso_bufs;       /* private buffers per NF, isolated */
+	unsigned int wake_batch;     /* semaphore: post when this many packets wait */
+	uint64_t wake_timeout_us;    /* semaphore: aging, post anyway after this long */
+	uint64_t nf_wait_ms;         /* an NF's own bound on one wait */
+	uint64_t drain_ms;
+};
+
+/* Packets bound for one NF in this loop iteration, flushed together. */
+struct vs_pending {
+	uint16_t n;
+	uint16_t listed; /* in vs->dirty */
+	union {
+		struct rte_mbuf *pkts[NFVP_BURST]; /* shared architectures */
+		uint64_t elems[NFVP_BURST];        /* isolated: buffer, length, verdict */
+	};
+};
+
+struct vs_nf {
+	int used;
+	int alive;
+	int ctl_fd;
+	pid_t pid;
+	char name[64];
+	struct nfvp_slot *slot;
+	struct rte_ring *to_nf;
+	struct rte_ring *from_nf;
+	/* isolated: the private region and which mbuf each buffer stands for */
+	uint8_t *region;
+	size_t region_len;
+	int region_fd;
+	uint8_t *bufs;
+	uint32_t *free_idx;
+	uint32_t n_free;
+	struct rte_mbuf **held;
+	/* semaphore */
+	uint64_t pending_since; /* TSC of the oldest packet not yet announced; 0: none */
+	uint64_t wakeups;
+	/* what the vSwitch counted */
+	uint64_t sent;
+	uint64_t returned;
+	uint64_t lost_at_death;
+	struct vs_pending pend;
+};
+
+struct vs_chain {
+	int used;
+	uint8_t len;
+	uint16_t out_port;
+	int16_t nic_queue; /* fdir: the queue the NIC steers this chain to, -1: none */
+	uint16_t nf[NFVP_MAX_CHAIN_LEN];
+	struct rte_ether_addr mac;
+};
+
+struct vs_port {
+	uint16_t id;
+	char name[64];
+	uint16_t rx_queues;
+	uint64_t rx;
+	uint64_t tx;
+	uint64_t tx_dropped;
+	uint16_t n_tx;
+	struct rte_mbuf *tx_buf[NFVP_BURST];
+};
+
+struct vs_drops {
+	uint64_t port_tx;
+	uint64_t ring_full;
+	uint64_t nf;
+	uint64_t no_chain;
+	uint64_t nf_absent;
+	uint64_t nf_dead;
+	uint64_t in_flight_at_stop;
+};
+
+struct vswitch {
+	struct vs_config cfg;
+	uint64_t hz;
+	uint64_t start_tsc;
+	/* the arena */
+	int arena_fd;
+	uint8_t *arena;
+	size_t arena_len;
+	int heap_socket;
+	struct rte_mempool *pool;
+	/* ports */
+	uint16_t n_ports;
+	struct vs_port ports[NFVP_MAX_PORTS];
+	/* chains */
+	struct rte_hash *mac2chain;
+	struct rte_hash *fdir;
+	struct rte_ring *nic_queue[64];
+	struct vs_chain *chains;
+	unsigned int n_chains;
+	/* NFs */
+	struct vs_nf *nfs;
+	unsigned int n_nf_ids;        /* ids handed out so far */
+	uint16_t *active;             /* ids of live NFs, for the poll loop */
+	unsigned int n_active;
+	uint16_t *dirty;              /* NFs with pending packets this iteration */
+	unsigned int n_dirty;
+	uint16_t *aging;              /* semaphore: NFs with unannounced packets */
+	unsigned int n_aging;
+	struct rte_ring *shared;      /* shared-ring: every NF -> vSwitch */
+	/* control */
+	int listen_fd;
+	int epoll_fd;
+	int gen_fd;
+	uint64_t last_ctl_tsc;
+	volatile int quit;
+	/* counters */
+	struct vs_drops drops;
+	uint64_t loops;
+	uint64_t busy_loops;
+	uint64_t rx_hist[VS_HIST];
+	uint64_t nf_hist[VS_HIST];
+};
+
+/* args.c */
+int vs_args_parse(int argc, char **argv, struct vs_config *cfg);
+/* init.c */
+int vs_arena_create(struct vswitch *vs);
+int vs_init(struct vswitch *vs);
+/* control.c */
+int vs_ctl_open(struct vswitch *vs);
+void vs_ctl_poll(struct vswitch *vs);
+void vs_ctl_close(struct vswitch *vs);
+/* exchange.c */
+void vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src);
+void vs_poll_ports(struct vswitch *vs, int rx);
+unsigned int vs_poll_nfs(struct vswitch *vs);
+void vs_flush(struct vswitch *vs);
+void vs_age(struct vswitch *vs, uint64_t now);
+void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
+uint64_t vs_in_flight(const struct vswitch *vs);
+void vs_free(struct vswitch *vs, struct rte_mbuf *m);
+/* stats.c */
+int vs_stats_write(const struct vswitch *vs, const char *path);
+
+#endif /* NFVP_VSWITCH_H */
