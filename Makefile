@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench clean dataplane
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,12 @@ demo: $(STAMP)
 	mkdir -p out
 	$(BIN)/nfvperf demo --plot out/demo.png
 
-test: $(STAMP)
+# The data plane (DPDK, hugepages) is set up and built where it can be; its tests skip elsewhere.
+dataplane: $(STAMP)
+	@bash dataplane/setup.sh
+	@$(BIN)/nfvperf dataplane build -q || echo "dataplane: not built; its tests will skip" >&2
+
+test: $(STAMP) dataplane
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

@@ -139,7 +139,8 @@ nfvp_gen_usage(FILE *f)
 		"  --rate-pps R      packets per second, 0 = as fast as possible (default 0)\n"
 		"  --duration SEC    seconds of sending (default 1)\n"
 		"  --flows F         flows, 1..%u (default 1)\n"
-		"  --macs LIST       dst MACs aa:bb:cc:dd:ee:ff, comma separated, 1..%u\n"
+		"  --macs LIST       dst MACs aa:bb:cc:dd:ee:ff, comma separated, 1..%u in all\n"
+		"                    (may be repeated: the lists are joined)\n"
 		"  --in-port P       port whose rx rings get the packets (default 0)\n"
 		"  --out-port P      port whose tx ring 0 is read (default 1)\n"
 		"  --drain-ms MS     receive time after the last send (default 200)\n"
@@ -220,38 +221,45 @@ nfvp_gen_parse_mac(const char *s, size_t n, struct rte_ether_addr *mac)
 	return 0;
 }
 
+/* Append a comma-separated list of MACs (--macs may be repeated: one argument cannot hold
+ * 8192 of them, the kernel limits a single argument to 128 KiB). */
 static int
 nfvp_gen_parse_macs(struct nfvp_gen_conf *c, const char *list)
 {
-	const char *expected = "a comma-separated list of 1.." RTE_STR(NFVP_GEN_MAX_MACS)
-			       " MACs aa:bb:cc:dd:ee:ff";
-	const char *p = list;
-	uint32_t n = 1;
+	struct rte_ether_addr *macs;
+	const char *p;
+	uint32_t n = 1, i;
 
 	for (p = list; *p != '\0'; p++)
 		if (*p == ',')
 			n++;
-	if (n > NFVP_GEN_MAX_MACS)
-		return nfvp_gen_bad_arg("--macs", expected, list);
-	free(c->macs);
-	c->macs = calloc(n, sizeof(*c->macs));
-	if (c->macs == NULL) {
+	if (n > NFVP_GEN_MAX_MACS - c->n_macs) {
+		char found[32];
+
+		snprintf(found, sizeof(found), "%" PRIu32 " MACs", c->n_macs + n);
+		return nfvp_gen_bad_arg("--macs", "at most " RTE_STR(NFVP_GEN_MAX_MACS) " MACs in all",
+					found);
+	}
+	macs = realloc(c->macs, (c->n_macs + n) * sizeof(*macs));
+	if (macs == NULL) {
 		fprintf(stderr, NFVP_GEN_NAME ": --macs: out of memory\n");
 		return -1;
 	}
-	c->n_macs = n;
+	c->macs = macs;
 	p = list;
-	for (n = 0; n < c->n_macs; n++) {
+	for (i = 0; i < n; i++) {
 		size_t len = strcspn(p, ",");
 
-		if (nfvp_gen_parse_mac(p, len, &c->macs[n]) != 0) {
+		if (nfvp_gen_parse_mac(p, len, &macs[c->n_macs + i]) != 0) {
 			char item[32];
 
 			snprintf(item, sizeof(item), "%.*s", (int)RTE_MIN(len, sizeof(item) - 1), p);
-			return nfvp_gen_bad_arg("--macs", "a MAC aa:bb:cc:dd:ee:ff", item);
+			return nfvp_gen_bad_arg("--macs", "a comma-separated list of MACs "
+						"aa:bb:cc:dd:ee:ff", item);
 		}
 		p += len + 1;
 	}
+	c->n_macs += n;
 	return 0;
 }
 
@@ -333,9 +341,13 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			if (nfvp_gen_parse_macs(c, val) != 0)
 				return -1;
 		} else if (strcmp(name, "--in-port") == 0 || strcmp(name, "--out-port") == 0) {
-			if (nfvp_gen_parse_uint(val, 0, NFVP_MAX_PORTS - 1, &u) != 0)
-				return nfvp_gen_bad_arg(name, "a port number in 0.."
-					RTE_STR(NFVP_MAX_PORTS) " - 1", val);
+			if (nfvp_gen_parse_uint(val, 0, NFVP_MAX_PORTS - 1, &u) != 0) {
+				char expected[40];
+
+				snprintf(expected, sizeof(expected), "a port number in 0..%u",
+					 NFVP_MAX_PORTS - 1);
+				return nfvp_gen_bad_arg(name, expected, val);
+			}
 			if (name[2] == 'i')
 				c->in_port = (uint32_t)u;
 			else
@@ -357,7 +369,7 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 		fprintf(stderr, NFVP_GEN_NAME ": --ctl: required (the vSwitch's control socket)\n");
 		return -1;
 	}
-	if (c->macs == NULL) {
+	if (c->n_macs == 0) {
 		fprintf(stderr, NFVP_GEN_NAME ": --macs: required (at least one dst MAC)\n");
 		return -1;
 	}
@@ -1031,9 +1043,9 @@ main(int argc, char **argv)
 		goto out;
 	ret = rte_eal_init(eal_argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, NFVP_GEN_NAME ": EAL init failed: %s (is the vSwitch running, and "
-			"are --proc-type=secondary and its --file-prefix given?)\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, NFVP_GEN_NAME ": EAL init failed%s%s (is the vSwitch running, and are "
+			"--proc-type=secondary and its --file-prefix given?)\n",
+			rte_errno != 0 ? ": " : "", rte_errno != 0 ? rte_strerror(rte_errno) : "");
 		goto out;
 	}
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {

@@ -120,8 +120,6 @@ nf_attach(struct nfvp_nf *nf, const char *ctl_path)
 	nf->slot = (struct nfvp_slot *)(nf->base + slot_off);
 	nf->to_nf = (struct rte_ring *)(nf->base + nf->slot->to_nf_off);
 	nf->from_nf = (struct rte_ring *)(nf->base + nf->slot->from_nf_off);
-	nf->nic_rx = nf->slot->nic_rx_off ? (struct rte_ring *)(nf->base + nf->slot->nic_rx_off)
-					  : NULL;
 	nf->iso_bufs = nf->base + nf->slot->bufs_off;
 	return 0;
 }
@@ -149,6 +147,7 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 		return -ENOMEM;
 	nf->ops = ops;
 	nf->ctl = -1;
+	nf->idle = IDLE_YIELD; /* a polling NF that finds nothing lets the others on its core run */
 	snprintf(nf->name, sizeof(nf->name), "%s", name);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -291,10 +290,13 @@ shared_receive(struct nfvp_nf *nf, struct rte_mbuf **pkts)
 {
 	uint16_t n = rte_ring_dequeue_burst(nf->to_nf, (void **)pkts, NFVP_BURST, NULL);
 
-	if (nf->nic_rx != NULL && n < NFVP_BURST) {
+	/* the vSwitch points the slot at a NIC queue when a chain starting here is added */
+	if (nf->slot->nic_rx_off != 0 && n < NFVP_BURST) {
+		nf->nic_rx = (struct rte_ring *)(nf->base + nf->slot->nic_rx_off);
 		/* fdir: packets straight from the NIC queue start the chain here */
-		uint16_t i, m = rte_ring_dequeue_burst(nf->nic_rx, (void **)pkts + n,
-						       NFVP_BURST - n, NULL);
+		uint16_t i, m;
+
+		m = rte_ring_dequeue_burst(nf->nic_rx, (void **)pkts + n, NFVP_BURST - n, NULL);
 
 		for (i = n; i < n + m; i++) {
 			struct nfvp_meta *meta = nfvp_meta(pkts[i]);

@@ -321,6 +321,93 @@ def fit(
     _emit(rows, fmt, out, lambda data: [output_table(data, cols)])
 
 
+dataplane_app = typer.Typer(help="The DPDK data plane (Cerrato et al.): build it, run it.",
+                            no_args_is_help=True)
+app.add_typer(dataplane_app, name="dataplane")
+
+
+@dataplane_app.command("build")
+def dataplane_build(quiet: QuietOpt = False) -> None:
+    """Build the vSwitch, the NFs and the generator (meson, ninja, Debian's libdpdk)."""
+    from nfvperf.dataplane import build
+
+    _quiet(quiet)
+    out = build(quiet=True)
+    if not quiet:
+        typer.echo(f"built in {out}", err=True)
+
+
+@dataplane_app.command("run")
+def dataplane_run(
+    arch: Annotated[str, typer.Option("--arch", help="double-buffer, semaphore, shared-ring, "
+                                      "fdir or isolated.")] = "double-buffer",
+    nfs: Annotated[int, typer.Option("--nfs", help="NF processes.")] = 2,
+    chain_length: Annotated[int, typer.Option("--chain-length", help="NFs per chain.")] = 2,
+    packet_size: Annotated[int, typer.Option("--packet-size", help="Frame size in bytes "
+                                             "(FCS included).")] = 64,
+    rate_mpps: Annotated[Optional[float], typer.Option("--rate-mpps", help="Offered rate.")
+                         ] = None,
+    rate_gbps: Annotated[Optional[float], typer.Option(
+        "--rate-gbps", help="Offered rate on the wire (20 B per frame beyond the frame).")] = None,
+    flows: Annotated[int, typer.Option("--flows", help="Distinct 5-tuples.")] = 1,
+    duration: Annotated[float, typer.Option("--duration", help="Seconds of traffic.")] = 1.0,
+    nf: Annotated[str, typer.Option("--nf", help="signature, forward, mpls or counter.")
+                  ] = "signature",
+    vswitch_cpu: Annotated[int, typer.Option("--vswitch-cpu")] = 0,
+    nf_cpu: Annotated[int, typer.Option("--nf-cpu", help="The CPU all NFs share.")] = 1,
+    gen_cpu: Annotated[int, typer.Option("--gen-cpu")] = 1,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run the vSwitch, N NFs and the generator; report throughput, drops, latency, per NF."""
+    from nfvperf.dataplane import RunConfig, run
+    from nfvperf.dataplane.views import run_tables
+
+    _quiet(quiet)
+    cfg = RunConfig(arch=arch, nfs=nfs, chain_length=chain_length, packet_size=packet_size,
+                    rate_mpps=rate_mpps, rate_gbps=rate_gbps, flows=flows, duration_s=duration,
+                    nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu)
+    cfg.validate()
+    with _stages() as say:
+        result = run(cfg, progress=say)
+    row = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
+    row.update({f"dropped_{k}": v for k, v in result["dropped"].items()})
+    row.update({f"latency_us_{k}": v for k, v in result["latency_us"].items()})
+    _emit(result, fmt, out, run_tables, csv_rows=[row])
+
+
+@app.command()
+def doctor(fmt: FormatOpt = Format.table) -> None:
+    """Check what the data plane needs (DPDK, hugepages, binaries) and say how to fix each."""
+    from nfvperf.dataplane import doctor as checks
+    from nfvperf.dataplane.views import doctor_table
+
+    data = [c.to_dict() for c in checks()]
+    _emit(data, fmt, None, doctor_table)
+    if not all(c["ok"] for c in data):
+        raise typer.Exit(1)
+
+
+class _stages:
+    """A progress bar whose description follows the stage: callback(what, done, total)."""
+
+    def __enter__(self):
+        if _state["quiet"] or not sys.stderr.isatty():
+            return None
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("", total=1)
+        return lambda what, done, total: self.bar.update(self.task, description=what,
+                                                         completed=done, total=total)
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "bar", None) is not None:
+            self.bar.stop()
+
+
 def _scalars(d: dict[str, Any]) -> dict[str, Any]:
     """The CSV row of a result: its scalar KPIs (pmfs and percentiles stay in the JSON)."""
     out = {k: v for k, v in d.items() if not isinstance(v, (list, dict))}
