@@ -8,6 +8,6 @@ vSwitch's control socket, collects their JSON reports and merges them into one r
 """
 
 from nfvperf.dataplane.build import ARCHS, NFS, binaries, build, doctor
-from nfvperf.dataplane.run import RunConfig, run
+from nfvperf.dataplane.run import RunConfig, Session, run
 
-__all__ = ["ARCHS", "NFS", "RunConfig", "binaries", "build", "doctor", "run"]
+__all__ = ["ARCHS", "NFS", "RunConfig", "Session", "binaries", "build", "doctor", "run"]

@@ -154,18 +154,6 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _wait_for(what: str, check: Callable[[], bool], timeout: float,
-              alive: subprocess.Popen, err: Path) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if alive.poll() is not None:
-            raise RuntimeFailure(f"dataplane: the vSwitch stopped while waiting for {what}: "
-                                 f"{_last_line(err)}")
-        if time.monotonic() > deadline:
-            raise RuntimeFailure(f"dataplane: no {what} after {timeout:.0f} s")
-        time.sleep(0.02)
-
-
 def _last_line(path: Path) -> str:
     try:
         lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()
@@ -175,10 +163,9 @@ def _last_line(path: Path) -> str:
     return lines[-1] if lines else "(no output)"
 
 
-def _check_host(cfg: RunConfig) -> dict[str, Path]:
+def _need(*names: str) -> dict[str, Path]:
     bins = binaries()
-    needed = [bins["vswitch"], bins["gen"], bins[f"nf-{cfg.nf}"]]
-    absent = [p.name for p in needed if not p.is_file()]
+    absent = [bins[n].name for n in names if not bins[n].is_file()]
     if absent:
         raise RuntimeFailure(f"dataplane: {', '.join(absent)} not built (try: nfvperf "
                              "dataplane build)")
@@ -190,76 +177,170 @@ def _check_host(cfg: RunConfig) -> dict[str, Path]:
     return bins
 
 
+class Session:
+    """A running data plane: the vSwitch, then NFs, chains and traffic, step by step.
+
+    ``with Session("semaphore") as s:`` starts the vSwitch; ``add_nfs``, ``set_chain``,
+    ``start_traffic``/``wait_traffic``, ``kill_nf`` and ``stats`` drive it; ``close()`` stops
+    it and returns its final report. Leaving the block by an exception stops every process and
+    removes the run's files (sockets, hugepage files), so nothing is left running.
+    """
+
+    def __init__(self, arch: str, *, vswitch_cpu: int = 0, max_nfs: int = 64,
+                 wake_batch: int = 32, wake_timeout_us: int = 100) -> None:
+        self.bins = _need("vswitch")
+        self.arch = arch
+        self.tmp = Path(tempfile.mkdtemp(prefix="nfvp-"))
+        self.prefix = f"nfvp{os.getpid()}x{int(time.time() * 1000) % 100000}"
+        self.ctl_path = self.tmp / "ctl.sock"
+        self.procs = _Processes()
+        self.nfs: dict[str, subprocess.Popen] = {}
+        self.eal = ["--no-pci", "--file-prefix", self.prefix, "--log-level", "lib.eal:error"]
+        self.vs_err = self.tmp / "vswitch.err"
+        self.nf_err = (self.tmp / "nfs.err").open("w")
+        self.gen: subprocess.Popen | None = None
+        self.final: dict | None = None
+        self.vs = self.procs.start(
+            [str(self.bins["vswitch"]), "-l", str(vswitch_cpu), "-m", "64", *self.eal, "--",
+             "--arch", arch, "--ctl", str(self.ctl_path), "--stats-out",
+             str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs), "--wake-batch",
+             str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
+            stdout=subprocess.DEVNULL, stderr=self.vs_err.open("w"))
+        try:
+            self._wait_for("control socket", self.ctl_path.exists, 30)
+            self.control = Control(self.ctl_path)
+        except BaseException:
+            self.abort()
+            raise
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None or self.final is None:
+            self.abort()
+
+    def _wait_for(self, what: str, check: Callable[[], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():
+            if self.vs.poll() is not None:
+                raise RuntimeFailure(f"dataplane: the vSwitch stopped while waiting for "
+                                     f"{what}: {_last_line(self.vs_err)}")
+            if time.monotonic() > deadline:
+                raise RuntimeFailure(f"dataplane: no {what} after {timeout:.0f} s")
+            time.sleep(0.02)
+
+    def add_nfs(self, kind: str, names: list[str], *, cpu: int = 1, args: tuple[str, ...] = (),
+                progress: Callable[[str, int, int], None] | None = None) -> None:
+        """Start NF processes of one kind and wait until all have attached."""
+        binary = _need(f"nf-{kind}")[f"nf-{kind}"]
+        before = self.control.status()["nfs"]
+        for i, name in enumerate(names):
+            cmd = [str(binary), "--ctl", str(self.ctl_path), "--name", name, "--cpu", str(cpu)]
+            self.nfs[name] = self.procs.start(cmd + (["--", *args] if args else []),
+                                              stdout=subprocess.DEVNULL, stderr=self.nf_err)
+            if progress:
+                progress("starting NFs", i + 1, len(names))
+        self._wait_for(f"{len(names)} attached NFs",
+                       lambda: self.control.status()["nfs"] >= before + len(names),
+                       30 + 0.05 * len(names))
+
+    def set_chain(self, chain: int, nfs: list[str], *, out_port: int = 1) -> None:
+        self.control.call(f"chain add {chain} {chain_mac(chain)} {out_port} {','.join(nfs)}")
+
+    def del_chain(self, chain: int) -> None:
+        self.control.call(f"chain del {chain}")
+
+    def kill_nf(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Kill an NF as a crash would; the vSwitch sees its control connection close."""
+        p = self.nfs.pop(name)
+        p.send_signal(sig)
+        p.wait(10)
+
+    def status(self) -> dict[str, int]:
+        return self.control.status()
+
+    def stats(self) -> dict:
+        """The vSwitch's report now, while it runs."""
+        path = self.tmp / f"stats-{time.monotonic_ns()}.json"
+        self.control.call(f"stats {path}")
+        return json.loads(path.read_text())
+
+    def start_traffic(self, *, rate_pps: float, frame_bytes: int, macs: list[str],
+                      duration_s: float, flows: int = 1, cpu: int = 1, mpls: bool = False,
+                      fdir: bool = False) -> None:
+        bins = _need("gen")
+        self.gen_json = self.tmp / "gen.json"
+        self.gen_json.unlink(missing_ok=True)
+        self.gen_err = self.tmp / "gen.err"
+        self.gen_duration = duration_s
+        self.gen = self.procs.start(
+            [str(bins["gen"]), "-l", str(cpu), "--proc-type=secondary", *self.eal, "--",
+             "--ctl", str(self.ctl_path), "--rate-pps", f"{rate_pps:.0f}", "--frame-bytes",
+             str(frame_bytes), "--flows", str(flows), "--duration", str(duration_s),
+             "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
+            + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else []),
+            stdout=subprocess.DEVNULL, stderr=self.gen_err.open("w"))
+        self.gen_t0 = time.monotonic()
+
+    def wait_traffic(self, progress: Callable[[str, int, int], None] | None = None) -> dict:
+        """Wait for the generator to finish; its report (sent, received, latency)."""
+        assert self.gen is not None, "start_traffic first"
+        tenths = max(1, int(self.gen_duration * 10))
+        while self.gen.poll() is None:
+            elapsed = time.monotonic() - self.gen_t0
+            if progress:
+                progress("running", min(int(elapsed * 10), tenths), tenths)
+            if elapsed > self.gen_duration + 60:
+                raise RuntimeFailure("dataplane: the generator did not stop")
+            time.sleep(0.05)
+        self.gen_wall_s = time.monotonic() - self.gen_t0
+        if self.gen.returncode != 0 or not self.gen_json.exists():
+            raise RuntimeFailure(f"dataplane: the generator failed: {_last_line(self.gen_err)}")
+        return json.loads(self.gen_json.read_text())
+
+    def close(self) -> dict:
+        """Drain, stop the vSwitch and the NFs; the vSwitch's final report."""
+        self.control.call("quit")
+        self.control.close()
+        self.vs.wait(60)
+        report = self.tmp / "vswitch.json"
+        if self.vs.returncode != 0 or not report.exists():
+            raise RuntimeFailure(f"dataplane: the vSwitch failed: {_last_line(self.vs_err)}")
+        self.final = json.loads(report.read_text())
+        self.abort()
+        return self.final
+
+    def abort(self) -> None:
+        """Stop every process of the run and remove its files."""
+        self.procs.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        for leftover in glob.glob(f"/dev/hugepages/{self.prefix}*"):
+            os.unlink(leftover)
+        shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)
+
+
 def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None) -> dict:
     """Run the data plane once and return the merged result (see the README's JSON keys)."""
     cfg.validate()
-    bins = _check_host(cfg)
-    say = progress or (lambda what, done, total: None)
-    tmp = Path(tempfile.mkdtemp(prefix="nfvp-"))
-    prefix = f"nfvp{os.getpid()}x{int(time.time() * 1000) % 100000}"
-    ctl, vs_json, gen_json = tmp / "ctl.sock", tmp / "vswitch.json", tmp / "gen.json"
-    procs = _Processes()
-    eal = ["--no-pci", "--file-prefix", prefix, "--log-level", "lib.eal:error"]
-    try:
-        vs_err = tmp / "vswitch.err"
-        vs = procs.start(
-            [str(bins["vswitch"]), "-l", str(cfg.vswitch_cpu), "-m", "64", *eal, "--",
-             "--arch", cfg.arch, "--ctl", str(ctl), "--stats-out", str(vs_json),
-             "--max-nfs", str(max(cfg.nfs, 16)), "--wake-batch", str(cfg.wake_batch),
-             "--wake-timeout-us", str(cfg.wake_timeout_us)],
-            stdout=subprocess.DEVNULL, stderr=vs_err.open("w"))
-        _wait_for("control socket", ctl.exists, 30, vs, vs_err)
-        control = Control(ctl)
-        nf_err = (tmp / "nfs.err").open("w")
-        nf_procs = []
-        for i in range(cfg.nfs):
-            nf_procs.append(procs.start(
-                [str(bins[f"nf-{cfg.nf}"]), "--ctl", str(ctl), "--name", f"nf{i}",
-                 "--cpu", str(cfg.nf_cpu)], stdout=subprocess.DEVNULL, stderr=nf_err))
-            say("starting NFs", i + 1, cfg.nfs)
-        _wait_for(f"{cfg.nfs} attached NFs", lambda: control.status()["nfs"] >= cfg.nfs,
-                  30 + 0.05 * cfg.nfs, vs, vs_err)
-        chains = cfg.chains
+    _need("vswitch", "gen", f"nf-{cfg.nf}")
+    names = [f"nf{i}" for i in range(cfg.nfs)]
+    chains = cfg.chains
+    with Session(cfg.arch, vswitch_cpu=cfg.vswitch_cpu, max_nfs=max(cfg.nfs, 16),
+                 wake_batch=cfg.wake_batch, wake_timeout_us=cfg.wake_timeout_us) as s:
+        s.add_nfs(cfg.nf, names, cpu=cfg.nf_cpu, progress=progress)
         for c, members in enumerate(chains):
-            control.call(f"chain add {c} {chain_mac(c)} 1 {','.join(f'nf{i}' for i in members)}")
-        cpu0 = [_cpu_seconds(p.pid) for p in nf_procs]
-        t0 = time.monotonic()
-        gen_err = tmp / "gen.err"
-        gen = procs.start(
-            [str(bins["gen"]), "-l", str(cfg.gen_cpu), "--proc-type=secondary", *eal, "--",
-             "--ctl", str(ctl), "--rate-pps", f"{cfg.rate_pps:.0f}", "--frame-bytes",
-             str(cfg.packet_size), "--flows", str(cfg.flows), "--duration", str(cfg.duration_s),
-             "--macs", ",".join(chain_mac(c) for c in range(len(chains))),
-             "--stats-out", str(gen_json)]
-            + (["--mpls"] if cfg.nf == "mpls" else []) + (["--fdir"] if cfg.arch == "fdir"
-                                                          else []),
-            stdout=subprocess.DEVNULL, stderr=gen_err.open("w"))
-        while gen.poll() is None:
-            elapsed = time.monotonic() - t0
-            say("running", min(int(elapsed * 10), int(cfg.duration_s * 10)),
-                int(cfg.duration_s * 10))
-            if elapsed > cfg.duration_s + 60:
-                raise RuntimeFailure("dataplane: the generator did not stop")
-            time.sleep(0.05)
-        wall = time.monotonic() - t0
-        cpu1 = [_cpu_seconds(p.pid) for p in nf_procs]
-        if gen.returncode != 0 or not gen_json.exists():
-            raise RuntimeFailure(f"dataplane: the generator failed: {_last_line(gen_err)}")
-        control.call("quit")
-        control.close()
-        vs.wait(60)
-        if vs.returncode != 0 or not vs_json.exists():
-            raise RuntimeFailure(f"dataplane: the vSwitch failed: {_last_line(vs_err)}")
-        procs.stop(nf_procs)
-        report = json.loads(vs_json.read_text())
-        gen_report = json.loads(gen_json.read_text())
-    finally:
-        procs.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-        for leftover in glob.glob(f"/dev/hugepages/{prefix}*") + glob.glob(
-                f"/var/run/dpdk/{prefix}"):
-            shutil.rmtree(leftover, ignore_errors=True) if os.path.isdir(leftover) \
-                else os.unlink(leftover)
+            s.set_chain(c, [names[i] for i in members])
+        pids = [s.nfs[n].pid for n in names]
+        cpu0 = [_cpu_seconds(p) for p in pids]
+        s.start_traffic(rate_pps=cfg.rate_pps, frame_bytes=cfg.packet_size, flows=cfg.flows,
+                        macs=[chain_mac(c) for c in range(len(chains))],
+                        duration_s=cfg.duration_s, cpu=cfg.gen_cpu, mpls=cfg.nf == "mpls",
+                        fdir=cfg.arch == "fdir")
+        gen_report = s.wait_traffic(progress)
+        cpu1 = [_cpu_seconds(p) for p in pids]
+        wall = s.gen_wall_s
+        report = s.close()
     shares = [None if a is None or b is None else (b - a) / wall for a, b in zip(cpu0, cpu1)]
     return merge(cfg, report, gen_report, shares)
 
