@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* test_ctl.c: unit tests of the control channel: key=value parsing, a message with an fd. */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nfvp_ctl.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do { \
+	if (cond) { \
+		passed++; \
+	} else { \
+		failed++; \
+		fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+int
+main(void)
+{
+	const char *reply = "ok id=12 arch=semaphore base=0x7f00a0000000 len=4096 slot=64";
+	char s[32], buf[128];
+	uint64_t v = 0;
+	int sv[2], pipefd[2], fd = -1;
+
+	CHECK(nfvp_ctl_kv_u64(reply, "id", &v) == 0 && v == 12);
+	CHECK(nfvp_ctl_kv_u64(reply, "base", &v) == 0 && v == 0x7f00a0000000ull);
+	CHECK(nfvp_ctl_kv_u64(reply, "slot", &v) == 0 && v == 64);
+	CHECK(nfvp_ctl_kv_u64(reply, "d", &v) < 0);      /* "id" must not match "d" */
+	CHECK(nfvp_ctl_kv_u64(reply, "arch", &v) < 0);   /* not a number */
+	CHECK(nfvp_ctl_kv_str(reply, "arch", s, sizeof(s)) == 0 && strcmp(s, "semaphore") == 0);
+	CHECK(nfvp_ctl_kv_str(reply, "nope", s, sizeof(s)) < 0);
+
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	CHECK(pipe(pipefd) == 0);
+	CHECK(nfvp_ctl_send(sv[0], "hello fd", pipefd[1]) == 0);
+	CHECK(nfvp_ctl_recv(sv[1], buf, sizeof(buf), &fd) == 8 && strcmp(buf, "hello fd") == 0);
+	CHECK(fd >= 0 && write(fd, "x", 1) == 1);          /* the same pipe, passed over */
+	CHECK(read(pipefd[0], buf, 1) == 1 && buf[0] == 'x');
+	CHECK(nfvp_ctl_send(sv[0], "no fd", -1) == 0);
+	CHECK(nfvp_ctl_recv(sv[1], buf, sizeof(buf), &fd) == 5 && fd == -1);
+	close(sv[0]);
+	CHECK(nfvp_ctl_recv(sv[1], buf, sizeof(buf), &fd) == 0); /* EOF: the peer is gone */
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* test_exchange.c: unit tests of the vSwitch's exchange code (hops, drops, bursts, wake-ups,
+ * reclaiming a dead NF's mbufs), in one process: the test plays the NFs itself. */
+
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "vswitch.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do { \
+	if (cond) { \
+		passed++; \
+	} else { \
+		failed++; \
+		fprintf(stderr, "%s:%d: %s: failed: %s\n", __FILE__, __LINE__, __func__, #cond); \
+	} \
+} while (0)
+
+static struct vswitch vs;
+static struct rte_mempool *pool;
+
+static void
+setup(enum nfvp_arch arch, unsigned int ring_size)
+{
+	static char rname[2][2][32];
+	static unsigned int generation;
+	unsigned int i;
+
+	memset(&vs, 0, sizeof(vs));
+	vs.cfg.arch = arch;
+	vs.cfg.max_nfs = 2;
+	vs.cfg.wake_batch = 32;
+	vs.cfg.wake_timeout_us = 100;
+	vs.hz = rte_get_tsc_hz();
+	vs.pool = pool;
+	vs.n_ports = 1;
+	vs.ports[0].id = 0; /* net_null0: frees what it sends */
+	vs.chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs.chains));
+	vs.nfs = calloc(2, sizeof(*vs.nfs));
+	vs.active = calloc(2, sizeof(*vs.active));
+	vs.dirty = calloc(2, sizeof(*vs.dirty));
+	vs.aging = calloc(2, sizeof(*vs.aging));
+	generation++;
+	for (i = 0; i < 2; i++) {
+		struct vs_nf *nf = &vs.nfs[i];
+
+		snprintf(rname[i][0], 32, "t%u_%u_to", generation, i);
+		snprintf(rname[i][1], 32, "t%u_%u_from", generation, i);
+		nf->slot = rte_zmalloc(NULL, sizeof(*nf->slot), RTE_CACHE_LINE_SIZE);
+		nf->slot->id = i;
+		sem_init(&nf->slot->sem, 1, 0);
+		nf->to_nf = rte_ring_create(rname[i][0], ring_size, SOCKET_ID_ANY,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		nf->from_nf = rte_ring_create(rname[i][1], 2 * ring_size, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		nf->used = nf->alive = 1;
+		vs.active[vs.n_active++] = i;
+	}
+	vs.n_nf_ids = 2;
+	vs.chains[0] = (struct vs_chain){ .used = 1, .len = 2, .out_port = 0, .nf = { 0, 1 },
+					  .nic_queue = -1 };
+	vs.n_chains = 1;
+}
+
+static void
+send_in(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+		rte_pktmbuf_append(m, 60);
+		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0 };
+		vs_dispatch(&vs, m, NULL);
+	}
+	vs_flush(&vs);
+}
+
+/* Play NF i: take what waits, mark every drop_every-th packet dropped, hand all back. */
+static unsigned int
+play_nf(unsigned int i, unsigned int drop_every)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int n, j, total = 0;
+
+	while ((n = rte_ring_dequeue_burst(vs.nfs[i].to_nf, (void **)pkts, NFVP_BURST, NULL))) {
+		for (j = 0; j < n; j++) {
+			CHECK(nfvp_meta(pkts[j])->owner == i + 1);
+			CHECK(nfvp_meta(pkts[j])->hop == i);
+			nfvp_meta(pkts[j])->verdict = drop_every && (total + j + 1) % drop_every == 0 ?
+						      NFVP_DROP : NFVP_PASS;
+		}
+		rte_ring_enqueue_burst(vs.nfs[i].from_nf, (void **)pkts, n, NULL);
+		total += n;
+	}
+	return total;
+}
+
+/* What the NFs handed back goes on (one burst per NF per poll, so poll until empty). */
+static void
+pump(void)
+{
+	while (vs_poll_nfs(&vs) > 0)
+		vs_flush(&vs);
+	vs_flush(&vs);
+}
+
+static void
+test_packets_cross_every_hop_and_leave(void)
+{
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
+	send_in(40);
+	CHECK(vs.nfs[0].sent == 40 && rte_ring_count(vs.nfs[0].to_nf) == 40);
+	CHECK(vs_in_flight(&vs) == 40);
+	CHECK(play_nf(0, 4) == 40); /* drops 10 */
+	pump();
+	CHECK(vs.drops.nf == 10);
+	CHECK(vs.nfs[1].sent == 30);
+	CHECK(play_nf(1, 0) == 30);
+	pump();
+	CHECK(vs.ports[0].tx == 30);
+	CHECK(vs_in_flight(&vs) == 0);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+static void
+test_a_full_ring_drops_and_frees(void)
+{
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 64); /* holds 63 */
+	send_in(100);
+	CHECK(vs.nfs[0].sent == 63);
+	CHECK(vs.drops.ring_full == 37);
+	CHECK(rte_mempool_avail_count(pool) == pool->size - 63);
+	play_nf(0, 0);
+	pump();
+	play_nf(1, 0);
+	pump();
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+static void
+test_a_dead_nfs_mbufs_come_back(void)
+{
+	struct rte_mbuf *held[5];
+
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
+	send_in(20);
+	/* the NF took 5 and died holding them; 15 wait in its ring */
+	CHECK(rte_ring_dequeue_bulk(vs.nfs[0].to_nf, (void **)held, 5, NULL) == 5);
+	vs.nfs[0].alive = 0;
+	vs_nf_reclaim(&vs, &vs.nfs[0]);
+	CHECK(vs.drops.nf_dead == 20);
+	CHECK(vs_in_flight(&vs) == 0);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+	send_in(3); /* its chain now drops at the dead hop */
+	CHECK(vs.drops.nf_absent == 3);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+static int
+sem_count(struct vs_nf *nf)
+{
+	int v;
+
+	sem_getvalue(&nf->slot->sem, &v);
+	return v;
+}
+
+static void
+test_semaphore_wakes_on_batch_or_age(void)
+{
+	setup(NFVP_ARCH_SEMAPHORE, 256);
+	vs.nfs[0].slot->sleeping = 1;
+	send_in(5); /* fewer than wake_batch: no post yet */
+	CHECK(sem_count(&vs.nfs[0]) == 0);
+	CHECK(vs.n_aging == 1);
+	vs_age(&vs, rte_rdtsc()); /* not old yet */
+	CHECK(sem_count(&vs.nfs[0]) == 0);
+	vs_age(&vs, rte_rdtsc() + vs.hz); /* a second later: aged */
+	CHECK(sem_count(&vs.nfs[0]) == 1 && vs.nfs[0].wakeups == 1 && vs.n_aging == 0);
+	vs.nfs[0].slot->sleeping = 1;
+	send_in(40); /* a batch's worth: posted at once */
+	CHECK(sem_count(&vs.nfs[0]) == 2 && vs.nfs[0].wakeups == 2);
+	vs.nfs[0].slot->sleeping = 0;
+	send_in(40); /* awake: no post */
+	CHECK(sem_count(&vs.nfs[0]) == 2);
+	play_nf(0, 0);
+	pump();
+	play_nf(1, 0);
+	pump();
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64];
+	char *eal[] = { argv[0], "-l", "0", "--no-huge", "--no-pci", "-m", "256",
+			"--log-level", "lib.eal:error", "--vdev", "net_null0", prefix };
+	struct rte_eth_conf conf;
+
+	(void)argc;
+	snprintf(prefix, sizeof(prefix), "--file-prefix=nfvptest%d", (int)getpid());
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		fprintf(stderr, "test_exchange: EAL did not start\n");
+		return 1;
+	}
+	pool = rte_pktmbuf_pool_create("test_pool", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	memset(&conf, 0, sizeof(conf));
+	if (pool == NULL || rte_eth_dev_configure(0, 1, 1, &conf) < 0 ||
+	    rte_eth_rx_queue_setup(0, 0, 256, SOCKET_ID_ANY, NULL, pool) < 0 ||
+	    rte_eth_tx_queue_setup(0, 0, 256, SOCKET_ID_ANY, NULL) < 0 || rte_eth_dev_start(0) < 0) {
+		fprintf(stderr, "test_exchange: set-up failed\n");
+		return 1;
+	}
+	test_packets_cross_every_hop_and_leave();
+	test_a_full_ring_drops_and_frees();
+	test_a_dead_nfs_mbufs_come_back();
+	test_semaphore_wakes_on_batch_or_age();
+	printf("%d passed, %d failed\n", passed, failed);
+	rte_eal_cleanup();
+	return failed ? 1 : 0;
+}
