@@ -377,6 +377,40 @@ def dataplane_run(
     _emit(result, fmt, out, run_tables, csv_rows=[row])
 
 
+@dataplane_app.command("sweep")
+def dataplane_sweep(
+    arch: Annotated[str, typer.Option("--arch", help="Architectures, comma-separated.")
+                    ] = "double-buffer,semaphore,shared-ring,fdir,isolated",
+    nfs: Annotated[str, typer.Option("--nfs", help="NF counts, comma-separated.")
+                   ] = "1,2,4,8,16,32",
+    chain_length: Annotated[int, typer.Option("--chain-length")] = 2,
+    packet_size: Annotated[int, typer.Option("--packet-size")] = 64,
+    rate_mpps: Annotated[float, typer.Option("--rate-mpps", help="Offered rate.")] = 1.0,
+    duration: Annotated[float, typer.Option("--duration", help="Seconds per run.")] = 1.0,
+    nf: Annotated[str, typer.Option("--nf")] = "signature",
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    plot: PlotOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Throughput and latency versus the number of NFs per architecture (Cerrato et al.,
+    Fig. 3 and 4, on this machine): a table and, with --plot, a PNG."""
+    from nfvperf.dataplane import RunConfig
+    from nfvperf.dataplane.sweep import parse_list, plot as draw, sweep
+    from nfvperf.dataplane.views import sweep_table
+
+    _quiet(quiet)
+    base = RunConfig(chain_length=chain_length, packet_size=packet_size, rate_mpps=rate_mpps,
+                     duration_s=duration, nf=nf)
+    with _stages() as say:
+        rows = sweep(base, parse_list(arch, "--arch"), parse_list(nfs, "--nfs", int), say)
+    title = (f"{nf} NFs in chains of {chain_length}, {packet_size} B at {rate_mpps:g} Mpps "
+             f"offered, {duration:g} s per point")
+    _emit(rows, fmt, out, lambda d: sweep_table(d, title))
+    if plot is not None:
+        _plot(lambda r, p: draw(r, p, title), rows, plot)
+
+
 @app.command()
 def doctor(fmt: FormatOpt = Format.table) -> None:
     """Check what the data plane needs (DPDK, hugepages, binaries) and say how to fix each."""

@@ -43,3 +43,21 @@ def test_table_output(dataplane, cli):
                          "--rate-mpps", "0.05", "--duration", "0.3")
     assert code == 0, err
     assert "delivered" in out and "conservation" in out and "nf1" in out
+
+
+def test_sweep_table_json_and_plot(dataplane, cli, tmp_path):
+    png = tmp_path / "sweep.png"
+    code, out, err = cli("dataplane", "sweep", "--arch", "semaphore,isolated", "--nfs", "1,2",
+                         "--rate-mpps", "0.05", "--duration", "0.3", "--format", "json",
+                         "--plot", str(png))
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [(r["arch"], r["nfs"]) for r in rows] == [("semaphore", 1), ("semaphore", 2),
+                                                      ("isolated", 1), ("isolated", 2)]
+    assert all(r["balanced"] and r["all_returned"] and r["delivered_mpps"] > 0 for r in rows)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep_rejects_a_bad_list(cli):
+    code, _, err = cli("dataplane", "sweep", "--nfs", "1,two")
+    assert code == 2 and err.startswith("nfvperf: error: --nfs: expected a comma-separated list")

@@ -54,3 +54,16 @@ def doctor_table(checks: list[dict[str, Any]]) -> list[Any]:
     return [table(rows, [Column("ok", "", justify="left"), Column("check", "check", justify="left"),
                          Column("detail", "found", justify="left"),
                          Column("fix", "how to fix", justify="left")], title="nfvperf doctor")]
+
+
+def sweep_table(rows: list[dict[str, Any]], title: str) -> list[Any]:
+    cols = [Column("arch", "arch", justify="left"), Column("nfs", "NFs"),
+            Column("offered_mpps", "offered Mpps", number(3)),
+            Column("delivered_mpps", "delivered Mpps", number(3)),
+            Column("delivered_gbps", "Gbps", number(3)),
+            Column("latency_us_mean", "mean µs", number(1)),
+            Column("latency_us_p50", "p50 µs", number(1)),
+            Column("latency_us_p99", "p99 µs", number(1)),
+            Column("dropped", "dropped"),
+            Column("balanced", "conserved", lambda v: "yes" if v else "NO")]
+    return [table(rows, cols, title=title)]
