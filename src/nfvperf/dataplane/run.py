@@ -279,7 +279,7 @@ class Session:
              "--ctl", str(self.ctl_path), "--rate-pps", f"{rate_pps:.0f}", "--frame-bytes",
              str(frame_bytes), "--flows", str(flows), "--duration", str(duration_s),
              "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
-            + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else []),
+            + ["--idle", "sleep"] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else []),
             stdout=subprocess.DEVNULL, stderr=self.gen_err.open("w"))
         self.gen_t0 = time.monotonic()
 
