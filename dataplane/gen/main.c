@@ -149,6 +149,8 @@ nfvp_gen_usage(FILE *f)
 		"  --drain-ms MS     receive time after the last send (default 200)\n"
 		"  --mpls            Ethernet / MPLS / IPv4 / UDP\n"
 		"  --fdir            pick the rx queue from the vSwitch's flow director table\n"
+		"  --idle spin|sleep when paced and idle: spin (default) or nap until the next\n"
+		"                    burst is due (for a CPU shared with NFs)\n"
 		"  --stats-out PATH  write the JSON report there (default: stdout)\n",
 		NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME, NFVP_GEN_MAX_FLOWS, NFVP_GEN_MAX_MACS);
 }
@@ -240,8 +242,8 @@ nfvp_gen_parse_macs(struct nfvp_gen_conf *c, const char *list)
 		char found[32];
 
 		snprintf(found, sizeof(found), "%" PRIu32 " MACs", c->n_macs + n);
-		return nfvp_gen_bad_arg("--macs", "at most " RTE_STR(NFVP_GEN_MAX_MACS) " MACs in all",
-					found);
+		return nfvp_gen_bad_arg("--macs", "at most " RTE_STR(NFVP_GEN_MAX_MACS)
+					" MACs in all", found);
 	}
 	macs = realloc(c->macs, (c->n_macs + n) * sizeof(*macs));
 	if (macs == NULL) {
@@ -256,7 +258,8 @@ nfvp_gen_parse_macs(struct nfvp_gen_conf *c, const char *list)
 		if (nfvp_gen_parse_mac(p, len, &macs[c->n_macs + i]) != 0) {
 			char item[32];
 
-			snprintf(item, sizeof(item), "%.*s", (int)RTE_MIN(len, sizeof(item) - 1), p);
+			snprintf(item, sizeof(item), "%.*s",
+				 (int)RTE_MIN(len, sizeof(item) - 1), p);
 			return nfvp_gen_bad_arg("--macs", "a comma-separated list of MACs "
 						"aa:bb:cc:dd:ee:ff", item);
 		}
@@ -325,9 +328,11 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 				return nfvp_gen_bad_arg(name, "a file path", val);
 			c->stats_out = val;
 		} else if (strcmp(name, "--frame-bytes") == 0) {
-			if (nfvp_gen_parse_uint(val, NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME, &u) != 0)
+			if (nfvp_gen_parse_uint(val, NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME,
+						&u) != 0)
 				return nfvp_gen_bad_arg(name, "an integer in "
-					RTE_STR(NFVP_GEN_MIN_FRAME) ".." RTE_STR(NFVP_GEN_MAX_FRAME), val);
+					RTE_STR(NFVP_GEN_MIN_FRAME) ".."
+					RTE_STR(NFVP_GEN_MAX_FRAME), val);
 			c->frame_bytes = (uint32_t)u;
 		} else if (strcmp(name, "--rate-pps") == 0) {
 			if (nfvp_gen_parse_double(val, &c->rate_pps) != 0 || c->rate_pps < 0)
@@ -368,7 +373,8 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 		} else if (strcmp(name, "--fdir") == 0) {
 			c->fdir = true;
 		} else {
-			fprintf(stderr, NFVP_GEN_NAME ": unknown option \"%s\" (see --help)\n", arg);
+			fprintf(stderr, NFVP_GEN_NAME ": unknown option \"%s\" (see --help)\n",
+				arg);
 			return -1;
 		}
 	}
@@ -396,8 +402,8 @@ nfvp_gen_attach(struct nfvp_gen *g)
 
 	g->ctl = nfvp_ctl_connect(g->conf.ctl_path);
 	if (g->ctl < 0) {
-		fprintf(stderr, NFVP_GEN_NAME ": cannot connect to %s: %s (is the vSwitch running?)\n",
-			g->conf.ctl_path, strerror(-g->ctl));
+		fprintf(stderr, NFVP_GEN_NAME ": cannot connect to %s: %s (is the vSwitch "
+			"running?)\n", g->conf.ctl_path, strerror(-g->ctl));
 		goto fail;
 	}
 	snprintf(msg, sizeof(msg), "attach gen %d", (int)getpid());
@@ -437,8 +443,8 @@ nfvp_gen_attach(struct nfvp_gen *g)
 	p = mmap((void *)(uintptr_t)base, g->len, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	if (p == MAP_FAILED) {
-		fprintf(stderr, NFVP_GEN_NAME ": cannot map the arena (%" PRIu64 " bytes) at %#" PRIx64
-			": %s%s\n", g->len, base, strerror(errno),
+		fprintf(stderr, NFVP_GEN_NAME ": cannot map the arena (%" PRIu64 " bytes) at %#"
+			PRIx64 ": %s%s\n", g->len, base, strerror(errno),
 			errno == EEXIST ? " (address taken in this process)" : "");
 		goto fail;
 	}
@@ -466,7 +472,8 @@ nfvp_gen_ring(uint32_t port, const char *dir, uint32_t queue)
 	snprintf(name, sizeof(name), NFVP_PORT_RING_FMT, port, dir, queue);
 	r = rte_ring_lookup(name);
 	if (r == NULL)
-		fprintf(stderr, NFVP_GEN_NAME ": ring %s not found (no such port or queue?)\n", name);
+		fprintf(stderr, NFVP_GEN_NAME ": ring %s not found (no such port or queue?)\n",
+			name);
 	return r;
 }
 
@@ -500,8 +507,8 @@ nfvp_gen_fdir_queues(struct nfvp_gen *g, uint32_t *queue_of)
 
 	h = rte_hash_find_existing(NFVP_FDIR_HASH_NAME);
 	if (h == NULL) {
-		fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s not found (is the vSwitch running "
-			"the fdir architecture?)\n", NFVP_FDIR_HASH_NAME);
+		fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s not found (is the vSwitch "
+			"running the fdir architecture?)\n", NFVP_FDIR_HASH_NAME);
 		return -1;
 	}
 	keys = calloc(g->conf.n_macs, sizeof(*keys));
@@ -532,8 +539,8 @@ nfvp_gen_fdir_queues(struct nfvp_gen *g, uint32_t *queue_of)
 			uintptr_t q = (uintptr_t)data;
 
 			if (q > UINT16_MAX) {
-				fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s maps a MAC to queue "
-					"%" PRIuPTR "\n", NFVP_FDIR_HASH_NAME, q);
+				fprintf(stderr, NFVP_GEN_NAME ": --fdir: table %s maps a MAC "
+					"to queue %" PRIuPTR "\n", NFVP_FDIR_HASH_NAME, q);
 				free(keys);
 				return -1;
 			}
@@ -561,8 +568,8 @@ nfvp_gen_lookup(struct nfvp_gen *g)
 		goto fail;
 	}
 	if (rte_pktmbuf_data_room_size(g->pool) < RTE_PKTMBUF_HEADROOM + g->data_len) {
-		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes %u: the pool's buffers are too small\n",
-			g->conf.frame_bytes);
+		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes %u: the pool's buffers are too "
+			"small\n", g->conf.frame_bytes);
 		goto fail;
 	}
 	g->tx_ring = nfvp_gen_ring(g->conf.out_port, "tx", 0);
@@ -850,8 +857,8 @@ nfvp_gen_recv(struct nfvp_gen *g)
 }
 
 /* --idle sleep: give the CPU away until the next full burst is due (the generator shares a
- * CPU with the NFs on a small machine), at most 20 µs: packets that come back wait in the ring until it wakes,
- * and that wait is part of the latency it measures. */
+ * CPU with the NFs on a small machine), at most 20 µs: packets that come back wait in the
+ * ring until it wakes, and that wait is part of the latency it measures. */
 static void
 nfvp_gen_nap(const struct nfvp_gen *g, uint64_t start, uint64_t now)
 {
@@ -873,7 +880,7 @@ nfvp_gen_run(struct nfvp_gen *g)
 	bool paced = g->conf.rate_pps > 0;
 
 	g->start_tsc = start = rte_rdtsc();
-	end = start + (uint64_t)(g->conf.duration_s * (double)g->hz);
+	end = start + (uint64_t)RTE_MIN(g->conf.duration_s * (double)g->hz, 9e18); /* < 2^63 */
 	now = start;
 	while (!nfvp_gen_stop && now < end) {
 		unsigned int sent = 0, n = NFVP_BURST;
@@ -1071,8 +1078,8 @@ main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* naps of µs, not the default 50 µs slack */
 	ret = rte_eal_init(eal_argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, NFVP_GEN_NAME ": EAL init failed%s%s (is the vSwitch running, and are "
-			"--proc-type=secondary and its --file-prefix given?)\n",
+		fprintf(stderr, NFVP_GEN_NAME ": EAL init failed%s%s (is the vSwitch running, and "
+			"are --proc-type=secondary and its --file-prefix given?)\n",
 			rte_errno != 0 ? ": " : "", rte_errno != 0 ? rte_strerror(rte_errno) : "");
 		goto out;
 	}
@@ -1082,8 +1089,9 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (rte_malloc_heap_memory_attach(NFVP_HEAP_NAME, g.base, g.len) != 0) {
-		fprintf(stderr, NFVP_GEN_NAME ": cannot attach heap %s at %p: %s (not the vSwitch's "
-			"--file-prefix?)\n", NFVP_HEAP_NAME, g.base, rte_strerror(rte_errno));
+		fprintf(stderr, NFVP_GEN_NAME ": cannot attach heap %s at %p: %s (not the "
+			"vSwitch's --file-prefix?)\n", NFVP_HEAP_NAME, g.base,
+			rte_strerror(rte_errno));
 		goto out;
 	}
 	if (nfvp_gen_lookup(&g) != 0 || nfvp_gen_build(&g) != 0)

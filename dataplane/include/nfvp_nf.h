@@ -17,7 +17,8 @@ struct nfvp_nf; /* opaque: slot, rings, options */
 struct nfvp_nf_ops {
 	/* Optional: called once after attaching, before the first packet. 0 or -errno. */
 	int (*setup)(struct nfvp_nf *nf);
-	/* Handle pkts[0..n), n <= NFVP_NF_MAX_BURST. Reorder so that pkts[0..k) go to the next hop and return k;
+	/* Handle pkts[0..n), n <= NFVP_NF_MAX_BURST. Reorder so that pkts[0..k) go to the
+	 * next hop and return k;
 	 * pkts[k..n) are dropped (nflib hands them back to the vSwitch, which frees them: NF
 	 * processes never allocate or free mbufs, so they need no mempool and no EAL).
 	 * Must not block. Touch only the packet data and the mbuf's length fields. */

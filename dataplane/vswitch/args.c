@@ -36,6 +36,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "stats-out", required_argument, NULL, 's' },
 		{ "ring-ports", required_argument, NULL, 'p' },
+		{ "rx-ports", required_argument, NULL, 'x' },
 		{ "fdir-queues", required_argument, NULL, 'q' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "shared-ring-size", required_argument, NULL, 'R' },
@@ -90,6 +91,10 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		case 'p':
 			rc = parse_uint("--ring-ports", optarg, 0, NFVP_MAX_PORTS, &v);
 			cfg->ring_ports = v;
+			break;
+		case 'x':
+			rc = parse_uint("--rx-ports", optarg, 0, NFVP_MAX_PORTS, &v);
+			cfg->rx_ports = v;
 			break;
 		case 'q':
 			rc = parse_uint("--fdir-queues", optarg, 1, 64, &v);

@@ -51,7 +51,8 @@ vs_ctl_open(struct vswitch *vs)
 	vs->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (vs->listen_fd < 0 || vs->epoll_fd < 0 ||
 	    bind(vs->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    listen(vs->listen_fd, 4096) < 0 || epoll_watch(vs, EPOLL_CTL_ADD, vs->listen_fd, TAG_LISTEN) < 0) {
+	    listen(vs->listen_fd, 4096) < 0 ||
+	    epoll_watch(vs, EPOLL_CTL_ADD, vs->listen_fd, TAG_LISTEN) < 0) {
 		fprintf(stderr, "vswitch: --ctl: cannot listen on \"%s\": %s\n", vs->cfg.ctl_path,
 			strerror(errno));
 		return -errno;

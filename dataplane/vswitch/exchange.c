@@ -159,9 +159,10 @@ vs_poll_ports(struct vswitch *vs, int rx)
 	uint64_t keys[NFVP_BURST];
 	const void *key_ptrs[NFVP_BURST];
 	void *data[NFVP_BURST];
-	unsigned int i, p;
+	unsigned int i, p, n_rx = vs->cfg.rx_ports ? RTE_MIN(vs->cfg.rx_ports, vs->n_ports)
+						   : vs->n_ports;
 
-	for (p = 0; rx && p < vs->n_ports; p++) {
+	for (p = 0; rx && p < n_rx; p++) {
 		struct vs_port *port = &vs->ports[p];
 		uint64_t hits = 0;
 		uint16_t n;

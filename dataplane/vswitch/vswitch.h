@@ -21,6 +21,7 @@ struct vs_config {
 	const char *ctl_path;
 	const char *stats_out;
 	unsigned int ring_ports;     /* ports made of arena rings, for nfvp-gen */
+	unsigned int rx_ports;       /* poll rx on the first rx_ports ports only (0: all) */
 	unsigned int fdir_queues;    /* NIC rx queues of port 0 in arch fdir (queue 0: the rest) */
 	unsigned int ring_size;      /* per-NF rings */
 	unsigned int shared_ring_size;

@@ -187,7 +187,8 @@ class Session:
     """
 
     def __init__(self, arch: str, *, vswitch_cpu: int = 0, max_nfs: int = 64,
-                 wake_batch: int = 32, wake_timeout_us: int = 100) -> None:
+                 wake_batch: int = 32, wake_timeout_us: int = 100,
+                 vdevs: tuple[str, ...] = (), ring_ports: int = 2, rx_ports: int = 0) -> None:
         self.bins = _need("vswitch")
         self.arch = arch
         self.tmp = Path(tempfile.mkdtemp(prefix="nfvp-"))
@@ -200,8 +201,10 @@ class Session:
         self.nf_err = (self.tmp / "nfs.err").open("w")
         self.gen: subprocess.Popen | None = None
         self.final: dict | None = None
+        vdev_args = [a for v in vdevs for a in ("--vdev", v)]
         self.vs = self.procs.start(
-            [str(self.bins["vswitch"]), "-l", str(vswitch_cpu), "-m", "64", *self.eal, "--",
+            [str(self.bins["vswitch"]), "-l", str(vswitch_cpu), "-m", "64", *self.eal,
+             *vdev_args, "--", "--ring-ports", str(ring_ports), "--rx-ports", str(rx_ports),
              "--arch", arch, "--ctl", str(self.ctl_path), "--stats-out",
              str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs), "--wake-batch",
              str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
@@ -265,6 +268,14 @@ class Session:
         path = self.tmp / f"stats-{time.monotonic_ns()}.json"
         self.control.call(f"stats {path}")
         return json.loads(path.read_text())
+
+    def port_rate(self, port: int, seconds: float) -> float:
+        """Packets per second sent on a port over the next ``seconds`` (steady state)."""
+        a = self.stats()
+        time.sleep(seconds)
+        b = self.stats()
+        sent = b["ports"][port]["tx"] - a["ports"][port]["tx"]
+        return sent / (b["elapsed_s"] - a["elapsed_s"])
 
     def start_traffic(self, *, rate_pps: float, frame_bytes: int, macs: list[str],
                       duration_s: float, flows: int = 1, cpu: int = 1, mpls: bool = False,
