@@ -206,13 +206,13 @@ test_semaphore_wakes_on_batch_or_age(void)
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
+	/* one process, no hugepages; one runtime directory, reused by every run */
 	char *eal[] = { argv[0], "-l", "0", "--no-huge", "--no-pci", "-m", "256",
-			"--log-level", "lib.eal:error", "--vdev", "net_null0", prefix };
+			"--file-prefix=nfvp_unit", "--log-level", "lib.eal:error",
+			"--vdev", "net_null0" };
 	struct rte_eth_conf conf;
 
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=nfvptest%d", (int)getpid());
 	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
 		fprintf(stderr, "test_exchange: EAL did not start\n");
 		return 1;

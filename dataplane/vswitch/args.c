@@ -37,6 +37,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		{ "stats-out", required_argument, NULL, 's' },
 		{ "ring-ports", required_argument, NULL, 'p' },
 		{ "rx-ports", required_argument, NULL, 'x' },
+		{ "rx-hold", no_argument, NULL, 'h' },
 		{ "fdir-queues", required_argument, NULL, 'q' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "shared-ring-size", required_argument, NULL, 'R' },
@@ -91,6 +92,9 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		case 'p':
 			rc = parse_uint("--ring-ports", optarg, 0, NFVP_MAX_PORTS, &v);
 			cfg->ring_ports = v;
+			break;
+		case 'h':
+			cfg->rx_hold = 1;
 			break;
 		case 'x':
 			rc = parse_uint("--rx-ports", optarg, 0, NFVP_MAX_PORTS, &v);

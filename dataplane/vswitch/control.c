@@ -203,6 +203,10 @@ attach_nf(struct vswitch *vs, int fd, const char *name, pid_t pid)
 		 iso ? nf->region_len : vs->arena_len,
 		 iso ? 0 : off(vs, nf->slot));
 	reply(fd, msg, iso ? nf->region_fd : vs->arena_fd);
+	if (iso) { /* the mapping stays; the descriptor is not needed once handed over */
+		close(nf->region_fd);
+		nf->region_fd = -1;
+	}
 }
 
 static void
@@ -372,11 +376,14 @@ command(struct vswitch *vs, int fd, char *msg)
 		reply(fd, out, -1);
 	} else if (strncmp(msg, "stats ", 6) == 0) {
 		reply(fd, vs_stats_write(vs, msg + 6) == 0 ? "ok" : "error cannot write stats", -1);
+	} else if (strcmp(msg, "start") == 0) {
+		vs->rx_enabled = 1;
+		reply(fd, "ok", -1);
 	} else if (strcmp(msg, "quit") == 0) {
 		vs->quit = 1;
 		reply(fd, "ok", -1);
 	} else {
-		snprintf(out, sizeof(out), "error expected attach, chain, status, stats or quit, "
+		snprintf(out, sizeof(out), "error expected attach, chain, start, status, stats or quit, "
 			 "found \"%.64s\"", msg);
 		reply(fd, out, -1);
 	}

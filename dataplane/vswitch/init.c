@@ -21,6 +21,7 @@
 
 #define HUGEPAGE (2u << 20)
 #define PORT_RING 1024
+#define ARENA_HINT 0x3e0000000000ull
 
 static size_t
 arena_bytes(const struct vs_config *c)
@@ -50,8 +51,13 @@ vs_arena_create(struct vswitch *vs)
 			"1024 > /proc/sys/vm/nr_hugepages)\n", vs->arena_len >> 20, strerror(errno));
 		return -ENOMEM;
 	}
-	vs->arena = mmap(NULL, vs->arena_len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_POPULATE, vs->arena_fd, 0);
+	/* NFs map the arena at this same address, so keep it away from where the loader puts
+	 * libraries (near 0x7f..): a collision there would stop an NF from attaching */
+	vs->arena = mmap((void *)ARENA_HINT, vs->arena_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE | MAP_FIXED_NOREPLACE, vs->arena_fd, 0);
+	if (vs->arena == MAP_FAILED)
+		vs->arena = mmap(NULL, vs->arena_len, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_POPULATE, vs->arena_fd, 0);
 	if (vs->arena == MAP_FAILED) {
 		fprintf(stderr, "vswitch: arena: cannot map %zu MiB of hugepages: %s (try: echo "
 			"1024 > /proc/sys/vm/nr_hugepages)\n", vs->arena_len >> 20, strerror(errno));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -31,7 +32,7 @@ loop(struct vswitch *vs)
 	while (!vs->quit) {
 		uint64_t now = rte_rdtsc();
 
-		vs_poll_ports(vs, 1);
+		vs_poll_ports(vs, vs->rx_enabled);
 		vs_poll_nfs(vs);
 		vs_flush(vs);
 		if (sems)
@@ -101,6 +102,21 @@ drain(struct vswitch *vs)
 	drain_port_rings(vs);
 }
 
+/* One control connection per NF: a thousand NFs need more than the usual 1024 descriptors. */
+static void
+raise_fd_limit(unsigned int max_nfs)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max_nfs + 256u) {
+		rl.rlim_cur = RTE_MIN(rl.rlim_max, (rlim_t)max_nfs + 256u);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < max_nfs + 64u)
+			fprintf(stderr, "vswitch: --max-nfs: %u NFs need about %u file descriptors, "
+				"the limit is %lu (try: ulimit -n %u)\n", max_nfs, max_nfs + 256u,
+				(unsigned long)rl.rlim_cur, max_nfs + 256u);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -122,8 +138,10 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit(vs->cfg.max_nfs);
 	if (vs_arena_create(vs) < 0 || vs_init(vs) < 0 || vs_ctl_open(vs) < 0)
 		goto out;
+	vs->rx_enabled = !vs->cfg.rx_hold;
 	printf("ready arch=%s ports=%u ctl=%s\n", nfvp_arch_names[vs->cfg.arch], vs->n_ports,
 	       vs->cfg.ctl_path);
 	fflush(stdout);

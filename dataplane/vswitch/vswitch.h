@@ -22,6 +22,7 @@ struct vs_config {
 	const char *stats_out;
 	unsigned int ring_ports;     /* ports made of arena rings, for nfvp-gen */
 	unsigned int rx_ports;       /* poll rx on the first rx_ports ports only (0: all) */
+	int rx_hold;                 /* take nothing from the ports until the "start" command */
 	unsigned int fdir_queues;    /* NIC rx queues of port 0 in arch fdir (queue 0: the rest) */
 	unsigned int ring_size;      /* per-NF rings */
 	unsigned int shared_ring_size;
@@ -137,6 +138,7 @@ struct vswitch {
 	int gen_fd;
 	uint64_t last_ctl_tsc;
 	volatile int quit;
+	int rx_enabled;
 	/* counters */
 	struct vs_drops drops;
 	uint64_t loops;

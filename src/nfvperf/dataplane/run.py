@@ -188,7 +188,8 @@ class Session:
 
     def __init__(self, arch: str, *, vswitch_cpu: int = 0, max_nfs: int = 64,
                  wake_batch: int = 32, wake_timeout_us: int = 100,
-                 vdevs: tuple[str, ...] = (), ring_ports: int = 2, rx_ports: int = 0) -> None:
+                 vdevs: tuple[str, ...] = (), ring_ports: int = 2, rx_ports: int = 0,
+                 rx_hold: bool = False) -> None:
         self.bins = _need("vswitch")
         self.arch = arch
         self.tmp = Path(tempfile.mkdtemp(prefix="nfvp-"))
@@ -205,6 +206,7 @@ class Session:
         self.vs = self.procs.start(
             [str(self.bins["vswitch"]), "-l", str(vswitch_cpu), "-m", "64", *self.eal,
              *vdev_args, "--", "--ring-ports", str(ring_ports), "--rx-ports", str(rx_ports),
+             *(["--rx-hold"] if rx_hold else []),
              "--arch", arch, "--ctl", str(self.ctl_path), "--stats-out",
              str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs), "--wake-batch",
              str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
@@ -244,12 +246,23 @@ class Session:
                                               stdout=subprocess.DEVNULL, stderr=self.nf_err)
             if progress:
                 progress("starting NFs", i + 1, len(names))
-        self._wait_for(f"{len(names)} attached NFs",
-                       lambda: self.control.status()["nfs"] >= before + len(names),
-                       30 + 0.05 * len(names))
+        started = [self.nfs[n] for n in names]
+
+        def attached() -> bool:
+            dead = next((p for p in started if p.poll() is not None), None)
+            if dead is not None:
+                raise RuntimeFailure(f"dataplane: an NF exited while attaching: "
+                                     f"{_last_line(Path(self.nf_err.name))}")
+            return self.control.status()["nfs"] >= before + len(names)
+
+        self._wait_for(f"{len(names)} attached NFs", attached, 30 + 0.05 * len(names))
 
     def set_chain(self, chain: int, nfs: list[str], *, out_port: int = 1) -> None:
         self.control.call(f"chain add {chain} {chain_mac(chain)} {out_port} {','.join(nfs)}")
+
+    def start_rx(self) -> None:
+        """With ``rx_hold``: let the vSwitch take packets from its ports from now on."""
+        self.control.call("start")
 
     def del_chain(self, chain: int) -> None:
         self.control.call(f"chain del {chain}")
