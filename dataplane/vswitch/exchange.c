@@ -96,7 +96,10 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			wake(nf);
 		} else if (nf->pending_since == 0) {
 			nf->pending_since = rte_rdtsc();
-			vs->aging[vs->n_aging++] = nf->slot->id;
+			if (!nf->aging_listed) {
+				nf->aging_listed = 1;
+				vs->aging[vs->n_aging++] = nf->slot->id;
+			}
 		}
 	}
 }
@@ -307,8 +310,8 @@ vs_age(struct vswitch *vs, uint64_t now)
 			done = 1;
 		}
 		if (done) {
-			if (nf->alive)
-				nf->pending_since = 0;
+			nf->pending_since = 0;
+			nf->aging_listed = 0;
 			vs->aging[i] = vs->aging[--vs->n_aging];
 		} else {
 			i++;

@@ -65,6 +65,7 @@ struct vs_nf {
 	struct rte_mbuf **held;
 	/* semaphore */
 	uint64_t pending_since; /* TSC of the oldest packet not yet announced; 0: none */
+	int aging_listed;       /* in vs->aging (at most once) */
 	uint64_t wakeups;
 	/* what the vSwitch counted */
 	uint64_t sent;

@@ -411,6 +411,39 @@ def dataplane_sweep(
         _plot(lambda r, p: draw(r, p, title), rows, plot)
 
 
+@dataplane_app.command("replay")
+def dataplane_replay(
+    pcap_in: Annotated[Path, typer.Argument(help="pcap file of Ethernet frames to send in.",
+                                            show_default=False)],
+    capture: Annotated[Path, typer.Option("--capture", help="pcap file for what comes out.",
+                                          show_default=False)],
+    nf: Annotated[str, typer.Option("--nf", help="signature, forward, mpls or counter.")
+                  ] = "forward",
+    chain_length: Annotated[int, typer.Option("--chain-length")] = 1,
+    arch: Annotated[str, typer.Option("--arch")] = "double-buffer",
+    nf_arg: Annotated[Optional[list[str]], typer.Option(
+        "--nf-arg", help="An option for the NF, e.g. --nf-arg=--delta=5 (repeatable).")] = None,
+    fmt: FormatOpt = Format.table,
+    quiet: QuietOpt = False,
+) -> None:
+    """Replay a pcap file through a chain of NFs (one chain per destination MAC in it) and
+    capture what leaves the vSwitch."""
+    from nfvperf.dataplane.run import replay
+
+    _quiet(quiet)
+    r = replay(pcap_in, capture, nf=nf, chain_length=chain_length, arch=arch,
+               nf_args=tuple(nf_arg or ()))
+    rows = [{"what": "frames in", "value": r["frames_in"]},
+            {"what": "frames out", "value": r["frames_out"]},
+            {"what": "chains (destination MACs)", "value": r["chains"]},
+            {"what": "dropped", "value": ", ".join(f"{k} {v}" for k, v in r["dropped"].items())
+             or "none"},
+            {"what": "capture", "value": r["capture"]}]
+    cols = [Column("what", "", justify="left"), Column("value", "", justify="left")]
+    _emit(r, fmt, None, lambda d: [output_table(rows, cols, title=f"{nf} × {chain_length}, "
+                                                f"{arch}")])
+
+
 @app.command()
 def doctor(fmt: FormatOpt = Format.table) -> None:
     """Check what the data plane needs (DPDK, hugepages, binaries) and say how to fix each."""

@@ -9,31 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from nfvperf.dataplane import pcap
 from nfvperf.dataplane.run import Session
 
 pytestmark = [pytest.mark.dataplane]
 
 DST = bytes.fromhex("020000000000")
 SRC = bytes.fromhex("0200000000aa")
-
-
-def write_pcap(path: Path, frames: list[bytes]) -> None:
-    with path.open("wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, f in enumerate(frames):
-            fh.write(struct.pack("<IIII", 1, i, len(f), len(f)) + f)
-
-
-def read_pcap(path: Path) -> list[bytes]:
-    data = path.read_bytes()
-    magic = struct.unpack("<I", data[:4])[0]
-    assert magic in (0xA1B2C3D4, 0xA1B23C4D)
-    frames, off = [], 24
-    while off + 16 <= len(data):
-        incl = struct.unpack("<IIII", data[off:off + 16])[2]
-        frames.append(data[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return frames
 
 
 def mpls_frame(label: int, ttl: int) -> bytes:
@@ -48,7 +30,7 @@ def ipv4_frame(i: int) -> bytes:
 def through(nf: str, frames: list[bytes], tmp_path: Path, args: tuple[str, ...] = ()) -> tuple:
     """Replay frames through one NF: the vSwitch holds its ports until the chain exists."""
     pin, pout = tmp_path / "in.pcap", tmp_path / "out.pcap"
-    write_pcap(pin, frames)
+    pcap.write(pin, frames)
     with Session("double-buffer", vdevs=(f"net_pcap0,rx_pcap={pin},tx_pcap={pout}",),
                  ring_ports=0, rx_hold=True) as s:
         s.add_nfs(nf, ["x"], args=args)
@@ -59,7 +41,7 @@ def through(nf: str, frames: list[bytes], tmp_path: Path, args: tuple[str, ...] 
             time.sleep(0.02)
         time.sleep(0.1)
         stats = s.close()
-    return read_pcap(pout), stats
+    return pcap.read(pout), stats
 
 
 def test_forward_rewrites_both_macs_and_keeps_the_rest(dataplane, tmp_path):
@@ -88,3 +70,25 @@ def test_signature_reads_and_changes_nothing(dataplane, tmp_path):
     sent = [ipv4_frame(i) for i in range(30)]
     out, _ = through("signature", sent, tmp_path)
     assert out == sent
+
+
+def test_replay_cli_chains_every_destination_mac(dataplane, cli, tmp_path):
+    other = bytes.fromhex("02000000bbbb")
+    frames = [mpls_frame(10, 9)] * 7 + [other + f[6:] for f in [mpls_frame(20, 9)] * 5]
+    pin, pout = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    pcap.write(pin, frames)
+    code, out, err = cli("dataplane", "replay", str(pin), "--capture", str(pout), "--nf", "mpls",
+                         "--chain-length", "2", "--nf-arg=--delta=3", "--format", "json")
+    assert code == 0, err
+    import json
+    r = json.loads(out)
+    assert r["frames_in"] == 12 and r["frames_out"] == 12 and r["chains"] == 2
+    labels = sorted(struct.unpack(">I", f[14:18])[0] >> 12 for f in pcap.read(pout))
+    assert labels == [16] * 7 + [26] * 5          # two hops, +3 each
+
+
+def test_replay_rejects_what_is_not_a_pcap(cli, tmp_path):
+    bad = tmp_path / "x.pcap"
+    bad.write_bytes(b"hello world, not a capture")
+    code, _, err = cli("dataplane", "replay", str(bad), "--capture", str(tmp_path / "o.pcap"))
+    assert code == 2 and err.startswith(f"nfvperf: error: {bad}: expected a pcap file")

@@ -410,3 +410,55 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
                     "loops": vs["loops"]},
         "per_nf": per_nf,
     }
+
+
+def replay(pcap_in: Path, capture: Path, *, nf: str = "forward", chain_length: int = 1,
+           arch: str = "double-buffer", nf_args: tuple[str, ...] = ()) -> dict:
+    """Replay a pcap file through a chain of NFs and capture what leaves (net_pcap port).
+
+    Every destination MAC in the file gets a chain through the same NFs; the vSwitch holds its
+    port until the chains exist, so no frame goes unclassified. The capture is written to a
+    temporary file and renamed when the run is complete.
+    """
+    from nfvperf.dataplane import pcap
+
+    if arch not in ARCHS:
+        raise InputError(" or ".join([", ".join(ARCHS[:-1]), ARCHS[-1]]), arch, field="--arch")
+    if arch == "fdir":
+        raise InputError("an architecture without NIC queues (fdir needs the generator)", arch,
+                         field="--arch")
+    if nf not in NFS:
+        raise InputError(", ".join(NFS), nf, field="--nf")
+    if not 1 <= chain_length <= 16:
+        raise InputError("1..16", chain_length, field="--chain-length")
+    for path, field in ((pcap_in, "PCAP"), (capture, "--capture")):
+        if "," in str(path):
+            raise InputError("a path without commas (DPDK's vdev arguments)", str(path),
+                             field=field)
+    frames = pcap.read(pcap_in)
+    macs = list(dict.fromkeys(f[:6] for f in frames if len(f) >= 14))
+    if len(macs) > 8192:
+        raise InputError("at most 8192 destination MACs", len(macs), file=str(pcap_in))
+    capture = Path(capture)
+    tmp_out = capture.with_name(f".{capture.name}.tmp")
+    names = [f"nf{i}" for i in range(chain_length)]
+    with Session(arch, vdevs=(f"net_pcap0,rx_pcap={Path(pcap_in).resolve()},"
+                              f"tx_pcap={tmp_out.resolve()}",),
+                 ring_ports=0, rx_hold=True, max_nfs=max(16, chain_length)) as s:
+        s.add_nfs(nf, names, args=nf_args)
+        for c, mac in enumerate(macs):
+            s.control.call(f"chain add {c} {':'.join(f'{b:02x}' for b in mac)} 0 "
+                           f"{','.join(names)}")
+        s.start_rx()
+        deadline = time.monotonic() + 30 + len(frames) / 1e5
+        while time.monotonic() < deadline:
+            st = s.status()
+            if st["inflight"] == 0 and s.stats()["ports"][0]["rx"] >= len(frames):
+                break
+            time.sleep(0.05)
+        report = s.close()
+    os.replace(tmp_out, capture)
+    return {"frames_in": len(frames), "frames_out": report["ports"][0]["tx"],
+            "chains": len(macs), "nf": nf, "chain_length": chain_length, "arch": arch,
+            "dropped": {k: v for k, v in report["dropped"].items() if v},
+            "per_nf": report["per_nf"], "capture": str(capture)}
