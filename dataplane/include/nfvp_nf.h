@@ -35,6 +35,14 @@ int nfvp_nf_run(struct nfvp_nf *nf);
 /* Detach (close the control connection) and free. */
 void nfvp_nf_close(struct nfvp_nf *nf);
 
+struct option;
+
+/* The whole life of an NF, for its main(): init, the NF's own options after "--" (getopt_long
+ * with opts; each is handed to opt(key, value), which returns 0 or -1 after one line on
+ * stderr), run, close. Returns main's exit status: 0, 1 at run time, 2 for bad options. */
+int nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
+		 const struct option *opts, int (*opt)(int key, const char *value));
+
 /* The NF's name and its user data pointer (for setup to hang state on). */
 const char *nfvp_nf_name(const struct nfvp_nf *nf);
 void *nfvp_nf_priv(const struct nfvp_nf *nf);

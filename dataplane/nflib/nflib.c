@@ -449,3 +449,27 @@ nfvp_nf_set_priv(struct nfvp_nf *nf, void *priv)
 {
 	nf->priv = priv;
 }
+
+int
+nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
+	     const struct option *opts, int (*opt)(int key, const char *value))
+{
+	struct nfvp_nf *nf;
+	int rc, key;
+
+	rc = nfvp_nf_init(argc, argv, name, ops, &nf);
+	if (rc < 0)
+		return 1;
+	argc -= rc;
+	argv += rc;
+	optind = 1;
+	while (opts != NULL && (key = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (key == '?' || opt(key, optarg) < 0) {
+			nfvp_nf_close(nf);
+			return 2;
+		}
+	}
+	rc = nfvp_nf_run(nf);
+	nfvp_nf_close(nf);
+	return rc < 0 ? 1 : 0;
+}

@@ -6,18 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "nfvp_ctl.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-	} \
-} while (0)
 
 int
 main(void)

@@ -14,18 +14,9 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "check.h"
 #include "vswitch.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: failed: %s\n", __FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
 
 static struct vswitch vs;
 static struct rte_mempool *pool;

@@ -29,35 +29,28 @@ counter_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return k;
 }
 
+static int
+counter_opt(int key, const char *value)
+{
+	char *end;
+
+	(void)key;
+	drop_every = strtoull(value, &end, 10);
+	if (*end != '\0' || *value == '\0' || *value == '-') {
+		fprintf(stderr, "counter: --drop-every: expected a count, found \"%s\"\n", value);
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct nfvp_nf_ops ops = { .burst = counter_burst };
-	static const struct option longopts[] = {
+	static const struct option opts[] = {
 		{ "drop-every", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nfvp_nf *nf;
-	int rc, opt;
-	char *end = NULL;
 
-	rc = nfvp_nf_init(argc, argv, "counter", &ops, &nf);
-	if (rc < 0)
-		return 1;
-	argc -= rc;
-	argv += rc;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (opt == 'e')
-			drop_every = strtoull(optarg, &end, 10);
-		if (opt != 'e' || *end != '\0') {
-			fprintf(stderr, "counter: --drop-every: expected a count, found \"%s\"\n",
-				opt == 'e' ? optarg : "?");
-			nfvp_nf_close(nf);
-			return 2;
-		}
-	}
-	rc = nfvp_nf_run(nf);
-	nfvp_nf_close(nf);
-	return rc < 0 ? 1 : 0;
+	return nfvp_nf_main(argc, argv, "counter", &ops, opts, counter_opt);
 }

@@ -36,15 +36,17 @@ forward_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static int
-parse_mac(const char *opt, const char *s, struct rte_ether_addr *mac)
+forward_opt(int key, const char *value)
 {
+	const char *opt = key == 's' ? "--src-mac" : "--dst-mac";
+	struct rte_ether_addr *mac = key == 's' ? &fwd.src : &fwd.dst;
 	unsigned int b[6], i;
 	char tail;
 
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+	if (sscanf(value, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
 		   &tail) != 6) {
 		fprintf(stderr, "forward: %s: expected a MAC address aa:bb:cc:dd:ee:ff, found "
-			"\"%s\"\n", opt, s);
+			"\"%s\"\n", opt, value);
 		return -1;
 	}
 	for (i = 0; i < 6; i++)
@@ -56,28 +58,11 @@ int
 main(int argc, char **argv)
 {
 	static const struct nfvp_nf_ops ops = { .burst = forward_burst };
-	static const struct option longopts[] = {
+	static const struct option opts[] = {
 		{ "src-mac", required_argument, NULL, 's' },
 		{ "dst-mac", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nfvp_nf *nf;
-	int rc, opt;
 
-	rc = nfvp_nf_init(argc, argv, "forward", &ops, &nf);
-	if (rc < 0)
-		return 1;
-	argc -= rc;
-	argv += rc;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (opt == '?' || parse_mac(opt == 's' ? "--src-mac" : "--dst-mac", optarg,
-					    opt == 's' ? &fwd.src : &fwd.dst) < 0) {
-			nfvp_nf_close(nf);
-			return 2;
-		}
-	}
-	rc = nfvp_nf_run(nf);
-	nfvp_nf_close(nf);
-	return rc < 0 ? 1 : 0;
+	return nfvp_nf_main(argc, argv, "forward", &ops, opts, forward_opt);
 }

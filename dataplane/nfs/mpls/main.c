@@ -42,34 +42,28 @@ mpls_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return k;
 }
 
+static int
+mpls_opt(int key, const char *value)
+{
+	char *end;
+
+	(void)key;
+	delta = strtoul(value, &end, 0);
+	if (*end != '\0' || *value == '\0' || delta >= (1u << 20)) {
+		fprintf(stderr, "mpls: --delta: expected 0..1048575, found \"%s\"\n", value);
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct nfvp_nf_ops ops = { .burst = mpls_burst };
-	static const struct option longopts[] = {
+	static const struct option opts[] = {
 		{ "delta", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct nfvp_nf *nf;
-	int rc, opt;
-	char *end;
 
-	rc = nfvp_nf_init(argc, argv, "mpls", &ops, &nf);
-	if (rc < 0)
-		return 1;
-	argc -= rc;
-	argv += rc;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		delta = opt == 'd' ? strtoul(optarg, &end, 0) : 0;
-		if (opt != 'd' || *end != '\0' || delta >= (1u << 20)) {
-			fprintf(stderr, "mpls: --delta: expected 0..1048575, found \"%s\"\n",
-				opt == 'd' ? optarg : "?");
-			nfvp_nf_close(nf);
-			return 2;
-		}
-	}
-	rc = nfvp_nf_run(nf);
-	nfvp_nf_close(nf);
-	return rc < 0 ? 1 : 0;
+	return nfvp_nf_main(argc, argv, "mpls", &ops, opts, mpls_opt);
 }

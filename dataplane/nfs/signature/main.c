@@ -56,13 +56,6 @@ int
 main(int argc, char **argv)
 {
 	static const struct nfvp_nf_ops ops = { .burst = signature_burst };
-	struct nfvp_nf *nf;
-	int rc;
 
-	rc = nfvp_nf_init(argc, argv, "signature", &ops, &nf);
-	if (rc < 0)
-		return 1;
-	rc = nfvp_nf_run(nf);
-	nfvp_nf_close(nf);
-	return rc < 0 ? 1 : (int)(signature & 0);
+	return nfvp_nf_main(argc, argv, "signature", &ops, NULL, NULL);
 }
