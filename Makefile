@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/cli_startup.py
 	$(BIN)/python benchmarks/batching.py
 	$(BIN)/python benchmarks/parameter_study.py -o out/study.csv
+	$(BIN)/python benchmarks/dataplane.py -o out/dataplane
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
