@@ -106,7 +106,7 @@ def main() -> None:
     rp = ring_perf()
     pmd = {mode: testpmd(mode) for mode in ("io", "macswap")}
     print("1. round trip vSwitch -> NF -> vSwitch (one vSwitch core, one NF core, 64 B zeros)")
-    print(f"   dpdk-test ring_perf, burst 32, enq+deq per element: "
+    print("   dpdk-test ring_perf, burst 32, enq+deq per element: "
           + ", ".join(f"{k} {v:.2f} cycles" for k, v in rp.items()))
     print(f"   dpdk-testpmd, one core, two net_null ports: io {pmd['io'] / 1e6:.1f} Mpps, "
           f"macswap {pmd['macswap'] / 1e6:.1f} Mpps")

@@ -46,14 +46,16 @@ def main() -> None:
             gen = s.wait_traffic()
             st = s.stats()
             dropped = sum(st["dropped"].values())
-            sample = {"t_s": round(st["elapsed_s"]), "in_use": st["pool"]["size"] - st["pool"]["free"],
+            sample = {"t_s": round(st["elapsed_s"]),
+                      "in_use": st["pool"]["size"] - st["pool"]["free"],
                       "vswitch_kib": rss_kib(s.vs.pid),
                       "nfs_kib": sum(rss_kib(p.pid) for p in s.nfs.values()),
-                      "sent": gen["sent"], "received": gen["received"], "in_flight": st["in_flight"]}
+                      "sent": gen["sent"], "received": gen["received"],
+                      "in_flight": st["in_flight"]}
             samples.append(sample)
             print(f"{sample['t_s']:5d} s  mbufs in use {sample['in_use']:6d}  vSwitch RSS "
-                  f"{sample['vswitch_kib'] / 1024:7.1f} MiB  NFs RSS {sample['nfs_kib'] / 1024:7.1f} "
-                  f"MiB  delivered {gen['received'] / gen['sent']:.4f}  dropped so far {dropped}",
+                  f"{sample['vswitch_kib'] / 1024:7.1f} MiB  NFs RSS "
+                  f"{sample['nfs_kib'] / 1024:7.1f} MiB  delivered {gen['received'] / gen['sent']:.4f}  dropped so far {dropped}",
                   flush=True)
         s.close()
     first, last = samples[0], samples[-1]

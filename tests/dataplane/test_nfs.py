@@ -49,7 +49,7 @@ def test_forward_rewrites_both_macs_and_keeps_the_rest(dataplane, tmp_path):
     out, stats = through("forward", sent, tmp_path, ("--src-mac", "02:00:00:00:f0:0d",
                                                      "--dst-mac", "0a:0b:0c:0d:0e:0f"))
     assert stats["ports"][0]["tx"] == 50 and len(out) == 50
-    for a, b in zip(sent, out):
+    for a, b in zip(sent, out, strict=True):
         assert b[:6] == bytes.fromhex("0a0b0c0d0e0f") and b[6:12] == bytes.fromhex("02000000f00d")
         assert b[12:] == a[12:]
 

@@ -365,7 +365,8 @@ def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None)
         cpu1 = [_cpu_seconds(p) for p in pids]
         wall = s.gen_wall_s
         report = s.close()
-    shares = [None if a is None or b is None else (b - a) / wall for a, b in zip(cpu0, cpu1)]
+    shares = [None if a is None or b is None else (b - a) / wall
+              for a, b in zip(cpu0, cpu1, strict=True)]
     return merge(cfg, report, gen_report, shares)
 
 
@@ -385,7 +386,8 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
     offered = gen["sent"] + gen["tx_dropped"]
     accounted = gen["received"] + sum(dropped.values()) + in_flight
     lat = gen["latency_ns"]
-    per_nf = [{**nf, "cpu_share": share} for nf, share in zip(vs["per_nf"], cpu_shares)]
+    per_nf = [{**nf, "cpu_share": share}
+              for nf, share in zip(vs["per_nf"], cpu_shares, strict=True)]
     return {
         **{k: v for k, v in asdict(cfg).items() if k not in ("rate_mpps", "rate_gbps")},
         "chains": len(cfg.chains),
