@@ -55,7 +55,8 @@ def main() -> None:
             samples.append(sample)
             print(f"{sample['t_s']:5d} s  mbufs in use {sample['in_use']:6d}  vSwitch RSS "
                   f"{sample['vswitch_kib'] / 1024:7.1f} MiB  NFs RSS "
-                  f"{sample['nfs_kib'] / 1024:7.1f} MiB  delivered {gen['received'] / gen['sent']:.4f}  dropped so far {dropped}",
+                  f"{sample['nfs_kib'] / 1024:7.1f} MiB  delivered "
+                  f"{gen['received'] / gen['sent']:.4f}  dropped so far {dropped}",
                   flush=True)
         s.close()
     first, last = samples[0], samples[-1]
