@@ -445,6 +445,44 @@ def dataplane_replay(
 
 
 @app.command()
+def calibrate(
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the platform profile "
+                                                "(YAML) here, atomically.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and repetitions "
+                                        "(under a minute).")] = False,
+    cpu: Annotated[int, typer.Option("--cpu", help="The CPU to measure on.")] = 1,
+    name: Annotated[str, typer.Option("--name", help="The profile's name.")] = "host",
+    fmt: FormatOpt = Format.table,
+    quiet: QuietOpt = False,
+) -> None:
+    """Measure this host (TSC, cache and DRAM latencies, rte_hash, rte_lpm, checksums, copies)
+    and write a platform profile for `nfvperf estimate --platform`."""
+    from nfvperf.calibrate import describe_host, measure, profile_yaml
+    from nfvperf.calibrate.profile import derive
+
+    _quiet(quiet)
+    host = describe_host()
+    with _stages() as say:
+        data = measure(host, quick=quick, cpu=cpu, progress=say)
+    text = profile_yaml(host, data, name=name)
+    if out is not None:
+        from nfvperf.io import write_atomic
+
+        _write_file(out, "--out", lambda path: write_atomic(path, text))
+    rows = [{"value": k, "measured": v[0], "how": v[1]} for k, v in derive(host, data).items()]
+    if fmt is Format.table and out is None and not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    _emit({"profile": {r["value"]: r["measured"] for r in rows}, "measurements": data}, fmt, None,
+          lambda d: [output_table(rows, [Column("value", "profile value", justify="left"),
+                                         Column("measured", "measured", lambda x: f"{x:.4g}"),
+                                         Column("how", "how", justify="left")],
+                                  title=f"{host.model}: {host.sockets} socket(s) × "
+                                        f"{host.cores_per_socket} cores")],
+          csv_rows=rows)
+
+
+@app.command()
 def doctor(fmt: FormatOpt = Format.table) -> None:
     """Check what the data plane needs (DPDK, hugepages, binaries) and say how to fix each."""
     from nfvperf.dataplane import doctor as checks

@@ -75,6 +75,19 @@ def parse_rate(value: object, kind: str, *, prefixes: Prefixes = SI, field: str 
     return number * (1.0, prefixes.kilo, prefixes.mega, prefixes.giga)[power]
 
 
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+def parse_seconds(value: object, *, field: str = "time") -> float:
+    """Read a duration: a number of seconds, or a string such as ``85 ns`` or ``1.2 us``."""
+    text = value.replace("µs", "us") if isinstance(value, str) else value
+    number, unit = _split(text, field, "a time such as 85 ns")
+    factor = _TIME_UNITS.get(unit.lower() or "s")
+    if factor is None:
+        raise InputError("a time unit (s, ms, us, ns)", value, field=field)
+    return number * factor
+
+
 def _split(value: object, field: str, expected: str) -> tuple[float, str]:
     if isinstance(value, bool):
         raise InputError(expected, value, field=field)

@@ -31,7 +31,8 @@ def build_dir() -> Path:
 def binaries() -> dict[str, Path]:
     """The executables by role: ``vswitch``, ``gen`` and ``nf-<name>`` for each NF."""
     d = build_dir()
-    out = {"vswitch": d / "nfvp-vswitch", "gen": d / "nfvp-gen"}
+    out = {"vswitch": d / "nfvp-vswitch", "gen": d / "nfvp-gen",
+           "calibrate": d / "nfvp-calibrate"}
     out.update({f"nf-{nf}": d / f"nfvp-nf-{nf}" for nf in NFS})
     return out
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, ValidationInfo, WithJsonSchema
+from pydantic import (BeforeValidator, Field, PrivateAttr, ValidationInfo, WithJsonSchema,
+                      model_validator)
 
 from nfvperf import units
 from nfvperf.errors import InputError
@@ -51,6 +52,8 @@ Bps = Annotated[float, BeforeValidator(_as_value_error(
 TransfersPerS = Annotated[float, BeforeValidator(_as_value_error(
     lambda v, i: units.parse_rate(v, "transfers", prefixes=_prefixes(i)))), Field(gt=0),
     _quantity_schema("1333 MT/s")]
+Seconds = Annotated[float, BeforeValidator(_as_value_error(lambda v, i: units.parse_seconds(v))),
+                    Field(gt=0), _quantity_schema("85 ns")]
 Cycles = Annotated[float, Field(ge=0)]
 
 
@@ -75,16 +78,31 @@ class Cache(FileModel):
 
 
 class Memory(FileModel):
+    """DRAM: its timings, from which Sec. 3.1.1's formula gives the access latency, or the
+    latency itself where it was measured (``nfvperf calibrate``); the measured value wins."""
+
     kind: str | None = None
-    data_rate_tps: TransfersPerS = Field(alias="data_rate", description="DRAM transfers per second")
-    cas_latency: float = Field(gt=0, description="CAS latency in memory clock cycles (CL)")
+    data_rate_tps: TransfersPerS | None = Field(None, alias="data_rate",
+                                                description="DRAM transfers per second")
+    cas_latency: float | None = Field(None, gt=0,
+                                      description="CAS latency in memory clock cycles (CL)")
     latency_cas_multiplier: float = Field(
-        ge=0, description="latency = (multiplier x CL + extra) / data rate")
-    latency_extra_transfers: float = Field(ge=0)
+        1, ge=0, description="latency = (multiplier x CL + extra) / data rate")
+    latency_extra_transfers: float = Field(0, ge=0)
+    latency_s: Seconds | None = Field(None, alias="latency",
+                                      description="measured latency of one DRAM access")
+
+    @model_validator(mode="after")
+    def _latency_known(self) -> Memory:
+        if self.latency_s is None and (self.data_rate_tps is None or self.cas_latency is None):
+            raise ValueError("either latency, or data_rate and cas_latency")
+        return self
 
     @property
     def access_latency_s(self) -> float:
-        """Time of one DRAM access as the paper's formula gives it (Sec. 3.1.1)."""
+        """Time of one DRAM access: measured, or as the paper's formula gives it (Sec. 3.1.1)."""
+        if self.latency_s is not None:
+            return self.latency_s
         return (self.latency_cas_multiplier * self.cas_latency
                 + self.latency_extra_transfers) / self.data_rate_tps
 
@@ -143,6 +161,9 @@ class Platform(FileModel):
     nic: Nic
     instructions: Instructions
     conventions: Conventions
+    calibration: dict[str, Any] | None = Field(
+        None, description="what `nfvperf calibrate` measured, with spreads (for the record; "
+        "the estimate reads only the fields above)")
     _prefixes: units.Prefixes = PrivateAttr(default=units.SI)
 
     @property
@@ -174,8 +195,6 @@ def load_platform(ref: str | Path, *, prefixes: units.Prefixes = units.SI) -> Pl
     ``prefixes=units.BINARY`` reads ``GHz``, ``Gbps`` and ``MT/s`` with G = 2^30 and M = 2^20,
     the reading under which the paper's printed rates come out (``--paper-units``).
     """
-    from nfvperf.io import load_yaml, read_text
-
     doc = _load_document(ref, ())
     platform = validate(Platform, doc, context={"prefixes": prefixes})
     platform._prefixes = prefixes

@@ -1,0 +1,45 @@
+"""Run the C microbenchmarks (``nfvp-calibrate``) and return what they measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+
+from nfvperf.calibrate.host import Host
+from nfvperf.dataplane.build import binaries, hugepages
+from nfvperf.errors import RuntimeFailure
+
+
+def measure(host: Host, *, quick: bool = False, cpu: int = 1,
+            progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """The measurements as ``nfvp-calibrate`` prints them (cycles are TSC cycles)."""
+    binary = binaries()["calibrate"]
+    if not binary.is_file():
+        raise RuntimeFailure("calibrate: nfvp-calibrate not built (try: nfvperf dataplane "
+                             "build)")
+    max_ws = (64 << 20) if quick else max(512 << 20, 16 * (host.l3_bytes or 0))
+    total, free, mounted = hugepages()
+    # hugepages as DPDK applications use them; without, plain pages (more TLB misses)
+    memory = [] if mounted and free * 2 * (1 << 20) >= max_ws + (300 << 20) else \
+        ["--no-huge", "-m", str((max_ws >> 20) + 600)]
+    cmd = [str(binary), "-l", str(cpu), "--no-pci", "--file-prefix", "nfvp_calib",
+           "--log-level", "lib.eal:error", *memory, "--", "--l1", str(host.l1_bytes),
+           "--l2", str(host.l2_bytes), "--max-ws", str(max_ws)] + (["--quick"] if quick else [])
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors = []
+    assert p.stderr is not None
+    for line in p.stderr:
+        parts = line.split(maxsplit=3)
+        if len(parts) == 4 and parts[0] == "progress":
+            if progress:
+                progress(parts[3].strip(), int(parts[1]), int(parts[2]))
+        elif line.strip() and "TELEMETRY" not in line:
+            errors.append(line.strip())
+    out = p.stdout.read() if p.stdout else ""
+    if p.wait() != 0:
+        raise RuntimeFailure(f"calibrate: nfvp-calibrate failed: "
+                             f"{errors[-1] if errors else 'exit ' + str(p.returncode)}")
+    data = json.loads(out)
+    data["hugepages"] = not memory
+    return data

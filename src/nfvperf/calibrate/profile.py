@@ -1,0 +1,167 @@
+"""Turn the microbenchmarks into a platform profile: the fields the EO mapping reads, each with
+its measured spread beside it, and the raw measurements under ``calibration``.
+
+All cycle counts are TSC cycles and ``cpu.clock`` is the TSC rate, so rates come out right even
+where the cores run at another clock (turbo): cycles / clock is a time either way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from typing import Any
+
+import yaml
+
+from nfvperf.calibrate.host import Host
+
+HASH_KEY_BYTES = 16       # the key size whose in-cache lookup prices ht_lookup
+CHECKSUM_WORD_BYTES = 2
+
+
+def _stat(s: dict[str, float]) -> str:
+    return f"median of runs, min {s['min']:.1f}, max {s['max']:.1f}"
+
+
+def _latency_at(d: dict, lo: float, hi: float) -> dict[str, Any]:
+    """The load-latency point with the largest working set in (lo, hi]."""
+    points = [p for p in d["load_latency"] if lo < p["bytes"] <= hi]
+    if not points:
+        points = d["load_latency"][:1]
+    return max(points, key=lambda p: p["bytes"])
+
+
+def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares line through (x, y): slope, intercept."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+    return slope, my - slope * mx
+
+
+def derive(host: Host, d: dict) -> dict[str, Any]:
+    """The profile's values from the measurements, each as (value, note)."""
+    l1, l2, l3 = host.l1_bytes, host.l2_bytes, host.l3_bytes or 8 * host.l2_bytes
+    p_l1 = _latency_at(d, 0, l1 / 2)
+    p_l2 = _latency_at(d, l1, l2 / 2)
+    p_l3 = _latency_at(d, l2, l3 / 4)
+    p_dram = d["load_latency"][-1]
+    hz = d["tsc_measured_hz"]
+    words = [math.ceil(c["bytes"] / CHECKSUM_WORD_BYTES) for c in d["checksum"]]
+    per_word, fixed = _fit(words, [c["cycles"]["median"] for c in d["checksum"]])
+    small = min((h for h in d["hash"] if h["key_bytes"] == HASH_KEY_BYTES),
+                key=lambda h: h["entries"])
+    l1_load = p_l1["cycles"]["median"]
+    regs = math.ceil(HASH_KEY_BYTES / 8)
+    return {
+        "clock_hz": (hz, f"TSC measured against CLOCK_MONOTONIC (rte_get_tsc_hz: "
+                         f"{d['tsc_hz'] / 1e6:.0f} MHz; kernel: "
+                         f"{(host.kernel_tsc_hz or 0) / 1e6:.0f} MHz)"),
+        "l1_load_cycles": (l1_load, f"pointer chase over {p_l1['bytes'] >> 10} KB, "
+                           + _stat(p_l1["cycles"])),
+        "l2_load_cycles": (p_l2["cycles"]["median"], f"pointer chase over "
+                           f"{p_l2['bytes'] >> 10} KB, " + _stat(p_l2["cycles"])),
+        "l3_access_cycles": (p_l3["cycles"]["median"], f"pointer chase over "
+                             f"{p_l3['bytes'] >> 10} KB, " + _stat(p_l3["cycles"])),
+        "l1_write_cycles": (d["line_write_cycles"]["median"],
+                            f"64 B line writes within {d['line_write_bytes'] >> 10} KB, "
+                            + _stat(d["line_write_cycles"])),
+        "l3_writeback_cycles": (d["writeback_cycles"]["median"],
+                                f"line writes over {d['writeback_bytes'] >> 20} MB (each evicts "
+                                f"a dirty line), " + _stat(d["writeback_cycles"])),
+        "dram_latency_s": (p_dram["cycles"]["median"] / hz,
+                           f"pointer chase over {p_dram['bytes'] >> 20} MB: "
+                           f"{p_dram['cycles']['median']:.0f} cycles, "
+                           + _stat(p_dram["cycles"])),
+        "checksum_cycles_per_word": (max(per_word, 0.0), "least squares over "
+                                     f"{len(words)} lengths of rte_raw_cksum"),
+        "checksum_fixed_cycles": (max(fixed, 0.0), "its intercept"),
+        "hash_lookup_cycles": (max(small["lookup_hit_cycles"]["median"] - l1_load * regs, 0.0),
+                               f"rte_hash hit, {small['entries']} entries of "
+                               f"{HASH_KEY_BYTES} B keys, less the {regs} key loads the formula "
+                               "adds; " + _stat(small["lookup_hit_cycles"])),
+        "ct_insertion_cycles": (small["insert_cycles"]["median"],
+                                f"rte_hash add, {small['entries']} entries, "
+                                + _stat(small["insert_cycles"])),
+    }
+
+
+def profile_yaml(host: Host, d: dict, *, name: str = "host") -> str:
+    """The profile as YAML text, commented: what was measured, how, and its spread."""
+    v = derive(host, d)
+
+    def val(key: str, digits: int = 1) -> str:
+        x = v[key][0]
+        return f"{x:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{x:.0f}"
+
+    def row(field: str, key: str, unit: str = "", digits: int = 1) -> str:
+        text = f"  {field}: {val(key, digits)}{unit}"
+        return f"{text:<38}# {v[key][1]}"
+
+    raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
+                             "load_latency", "line_write_cycles", "writeback_cycles", "hash",
+                             "lpm", "checksum", "inc_checksum_cycles", "copy") if k in d}
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    pages = "" if d.get("hugepages") else ", without hugepages"
+    l3 = f"\n  l3: {host.l3_bytes >> 10} KB" if host.l3_bytes else ""
+    lines = f"""\
+name: {name}
+description: >
+  This host, measured by `nfvperf calibrate` on {when}{' (--quick)' if d.get('quick') else ''}.
+  Cycles are TSC cycles and the clock is the TSC rate. Values marked "paper" were not measured
+  and keep Baldi & Sapio's (Sec. 2.2); raw measurements are under `calibration`.
+source: "nfvperf calibrate (nfvp-calibrate microbenchmarks){pages}"
+
+cpu:
+  model: {host.model}
+  clock: {v['clock_hz'][0] / 1e6:.0f} MHz                 # {v['clock_hz'][1]}
+  sockets: {host.sockets}
+  cores_per_socket: {host.cores_per_socket}
+  register: 8 B
+
+cache:
+  line: 64 B
+  l1: {host.l1_bytes >> 10} KB
+  l2: {host.l2_bytes >> 10} KB{l3}
+{row('l1_load_cycles', 'l1_load_cycles')}
+{row('l2_load_cycles', 'l2_load_cycles')}
+{row('l3_access_cycles', 'l3_access_cycles')}
+{row('l1_write_cycles', 'l1_write_cycles')}
+{row('l3_writeback_cycles', 'l3_writeback_cycles')}
+
+memory:
+  kind: unknown (measured latency)
+  latency: {v['dram_latency_s'][0] * 1e9:.1f} ns              # {v['dram_latency_s'][1]}
+
+nic:
+  # the data plane's ports here are DPDK vdevs (rings in shared memory): no line rate of their
+  # own; 100 Gbps keeps the link bound out of the way. Packets land in the shared cache, as
+  # with DDIO.
+  model: DPDK ring vdev
+  ports: 2
+  link: 100 Gbps
+  ddio: true
+
+instructions:
+  alu_cycles_per_register: 0.33       # paper: 3 ALU ops per cycle
+  index_cycles: 1                     # paper: one ADD
+{row('checksum_cycles_per_word', 'checksum_cycles_per_word', digits=2)}
+{row('checksum_fixed_cycles', 'checksum_fixed_cycles')}
+  hash_cycles_per_key_component: 0   # folded into hash_lookup_cycles (rte_hash measured whole)
+{row('hash_lookup_cycles', 'hash_lookup_cycles')}
+  hash_store_cycles: 5                # paper: cache store per 32 B of entry
+  hash_store_granule: 32 B
+{row('ct_insertion_cycles', 'ct_insertion_cycles')}
+  ct_write_cycles_per_register: 0     # folded into ct_insertion_cycles
+  remote_io_base_cycles: 30           # paper (Sec. 4.2); only read with a second socket
+
+conventions:
+  parse_cache_level: l1               # I/O_mem has just brought the header in
+  parse_line_fetch: false
+  ct_insertion_formula: printed       # priced by the measured rte_hash insert
+  inc_checksum_memory_access: false
+  per_packet_overhead_cycles: 0       # the NF loop's own cost: measured by validate (issue 5)
+
+"""
+    return lines + yaml.safe_dump({"calibration": raw}, sort_keys=False, width=100)

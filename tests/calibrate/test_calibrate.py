@@ -1,0 +1,113 @@
+"""nfvperf calibrate: host description, the mapping of measurements to a profile, and a quick
+run on this host (needs the data plane's nfvp-calibrate)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from nfvperf.calibrate import describe_host, profile_yaml
+from nfvperf.calibrate.host import Host
+from nfvperf.calibrate.profile import derive
+from nfvperf.eo.platform import load_platform
+
+HOST = Host(model="Test CPU", sockets=1, cores_per_socket=4, l1_bytes=32 << 10,
+            l2_bytes=1 << 20, l3_bytes=16 << 20, kernel_tsc_hz=2.0e9)
+
+
+def stat(x):
+    return {"median": x, "min": 0.9 * x, "max": 1.2 * x}
+
+
+def synthetic():
+    lat = {4 << 10: 4, 16 << 10: 4, 64 << 10: 12, 256 << 10: 12, 1 << 20: 20, 4 << 20: 40,
+           16 << 20: 60, 64 << 20: 200, 256 << 20: 240}
+    return {
+        "tsc_hz": 2_000_000_000, "tsc_measured_hz": 2.0e9, "quick": True, "repetitions": 3,
+        "hugepages": True,
+        "load_latency": [{"bytes": b, "cycles": stat(c)} for b, c in lat.items()],
+        "line_write_cycles": stat(3.0), "line_write_bytes": 16 << 10,
+        "writeback_cycles": stat(6.0), "writeback_bytes": 4 << 20,
+        "hash": [{"entries": 1024, "key_bytes": 16, "lookup_hit_cycles": stat(40.0),
+                  "lookup_miss_cycles": stat(30.0), "insert_cycles": stat(80.0)},
+                 {"entries": 65536, "key_bytes": 16, "lookup_hit_cycles": stat(90.0),
+                  "lookup_miss_cycles": stat(60.0), "insert_cycles": stat(95.0)}],
+        "lpm": {"short_rules": 100, "long_rules": 10, "short_prefix_cycles": stat(5.0),
+                "long_prefix_cycles": stat(9.0)},
+        "checksum": [{"bytes": b, "cycles": stat(10 + 0.5 * b / 2)} for b in (20, 64, 256, 1500)],
+        "inc_checksum_cycles": stat(4.0),
+        "copy": [{"bytes": 64, "cycles": stat(8.0)}],
+    }
+
+
+def test_derive_picks_each_level_and_fits_the_checksum():
+    v = derive(HOST, synthetic())
+    assert v["l1_load_cycles"][0] == 4            # 16 KB ≤ L1/2
+    assert v["l2_load_cycles"][0] == 12           # 256 KB in (L1, L2/2]
+    assert v["l3_access_cycles"][0] == 40         # 4 MB in (L2, L3/4]
+    assert v["dram_latency_s"][0] == pytest.approx(240 / 2e9)
+    assert v["checksum_cycles_per_word"][0] == pytest.approx(0.5)
+    assert v["checksum_fixed_cycles"][0] == pytest.approx(10)
+    assert v["hash_lookup_cycles"][0] == pytest.approx(40 - 2 * 4)   # less two 8 B key loads
+    assert v["ct_insertion_cycles"][0] == 80
+
+
+def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_json):
+    text = profile_yaml(HOST, synthetic(), name="synthetic")
+    path = tmp_path / "host.yaml"
+    path.write_text(text)
+    p = load_platform(path)
+    assert p.cpu.clock_hz == 2e9 and p.cache.l2_load_cycles == 12
+    assert p.memory.access_latency_s == pytest.approx(120e-9)
+    assert "min 10.8, max 14.4" in text            # the spread of l2_load_cycles
+    assert yaml.safe_load(text)["calibration"]["hash"][0]["entries"] == 1024
+    rows = run_json("estimate", "l2_basic_forwarding", "--platform", str(path))
+    assert rows[0]["platform"] == "synthetic" and rows[0]["cycles_per_packet"] > 0
+
+
+def test_describe_host_reads_sysfs_and_cpuinfo(tmp_path):
+    proc, sys_root = tmp_path / "proc", tmp_path / "sys"
+    proc.mkdir()
+    (proc / "cpuinfo").write_text("".join(
+        f"processor\t: {i}\nmodel name\t: Fake Xeon\nphysical id\t: {i // 4}\n"
+        f"cpu MHz\t\t: 2100.000\n\n" for i in range(8)))
+    for i, (level, kind, size) in enumerate([(1, "Data", "48K"), (1, "Instruction", "32K"),
+                                             (2, "Unified", "2048K"), (3, "Unified", "30M")]):
+        d = sys_root / f"devices/system/cpu/cpu0/cache/index{i}"
+        d.mkdir(parents=True)
+        (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(f"{kind}\n")
+        (d / "size").write_text(f"{size}\n")
+    h = describe_host(sys_root, proc)
+    assert (h.model, h.sockets, h.cores_per_socket) == ("Fake Xeon", 2, 4)
+    assert (h.l1_bytes, h.l2_bytes, h.l3_bytes) == (48 << 10, 2 << 20, 30 << 20)
+    assert h.kernel_tsc_hz == 2.1e9
+
+
+@pytest.mark.dataplane
+def test_quick_calibration_of_this_host(dataplane, cli, tmp_path):
+    out = tmp_path / "host.yaml"
+    code, stdout, err = cli("calibrate", "--quick", "-o", str(out), "--format", "json")
+    assert code == 0, err
+    d = json.loads(stdout)["measurements"]
+    lat = [p["cycles"]["median"] for p in d["load_latency"]]
+    # latencies rise with the working set: L1 < L2 < L3 < DRAM (each level clearly above)
+    v = derive(describe_host(), d)
+    assert v["l1_load_cycles"][0] < v["l2_load_cycles"][0] < v["l3_access_cycles"][0]
+    assert v["l3_access_cycles"][0] < lat[-1]
+    assert max(lat[:3]) < 2 * min(lat[:3]) and lat[-1] > 5 * lat[0]
+    # the TSC agrees with the rate the kernel reports within 5 %
+    kernel = describe_host().kernel_tsc_hz
+    if kernel:
+        assert d["tsc_measured_hz"] == pytest.approx(kernel, rel=0.05)
+    p = load_platform(out)
+    assert p.memory.access_latency_s == pytest.approx(lat[-1] / d["tsc_measured_hz"], rel=1e-3)
+    # bigger tables cost more per lookup; a longer checksum costs more
+    small, big = d["hash"][0], d["hash"][-1]
+    assert big["entries"] > small["entries"]
+    assert big["lookup_hit_cycles"]["median"] > small["lookup_hit_cycles"]["median"]
+    assert d["checksum"][-1]["cycles"]["median"] > d["checksum"][0]["cycles"]["median"]
+    code, _, err = cli("estimate", "l2_basic_forwarding", "--platform", str(out))
+    assert code == 0, err
