@@ -2,7 +2,6 @@
 /* nfvp-gen: the traffic generator, a DPDK secondary of the vSwitch that plays the NIC's far end. */
 
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE
 #endif
 
 #include <errno.h>
@@ -74,6 +73,10 @@ struct nfvp_gen_conf {
 	bool mpls;
 	bool fdir;
 	bool sleep_idle; /* --idle sleep: sleep until the next burst is due instead of spinning */
+	uint32_t dst_mac_count; /* > 0: packet i's dst MAC is macs[0] + i mod count (low 24 bits) */
+	uint32_t dst_ip_count;  /* > 0: packet i's dst IP is dst_ip_base + (i mod count) x step */
+	uint32_t dst_ip_base;
+	uint32_t dst_ip_step;
 };
 
 struct nfvp_gen_stats {
@@ -114,6 +117,7 @@ struct nfvp_gen {
 	uint16_t stamp_off;
 	uint32_t next_flow;
 	uint32_t next_mac;
+	uint64_t seq;               /* packets built so far: drives the dst MAC / IP sweeps */
 	struct rte_mbuf **stage;    /* fdir: NFVP_BURST per rx ring */
 	uint16_t *stage_n;
 	/* time */
@@ -149,6 +153,8 @@ nfvp_gen_usage(FILE *f)
 		"  --drain-ms MS     receive time after the last send (default 200)\n"
 		"  --mpls            Ethernet / MPLS / IPv4 / UDP\n"
 		"  --fdir            pick the rx queue from the vSwitch's flow director table\n"
+		"  --dst-mac-count N packet i's dst MAC: the first --macs + (i mod N), low 24 bits\n"
+		"  --dst-ip-count N  packet i's dst IP: --dst-ip-base + (i mod N) x --dst-ip-step\n"
 		"  --idle spin|sleep when paced and idle: spin (default) or nap until the next\n"
 		"                    burst is due (for a CPU shared with NFs)\n"
 		"  --stats-out PATH  write the JSON report there (default: stdout)\n",
@@ -276,6 +282,7 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 	static const char *const with_value[] = {
 		"--ctl", "--frame-bytes", "--rate-pps", "--duration", "--flows", "--macs",
 		"--in-port", "--out-port", "--drain-ms", "--stats-out", "--idle",
+		"--dst-mac-count", "--dst-ip-count", "--dst-ip-base", "--dst-ip-step",
 	};
 	int i;
 
@@ -286,6 +293,8 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 	c->in_port = 0;
 	c->out_port = 1;
 	c->drain_ms = 200;
+	c->dst_ip_base = NFVP_GEN_DST_IP;
+	c->dst_ip_step = 1;
 
 	for (i = 0; i < argc; i++) {
 		char name[32];
@@ -368,6 +377,24 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			if (strcmp(val, "spin") != 0 && strcmp(val, "sleep") != 0)
 				return nfvp_gen_bad_arg(name, "spin or sleep", val);
 			c->sleep_idle = strcmp(val, "sleep") == 0;
+		} else if (strcmp(name, "--dst-mac-count") == 0 ||
+			   strcmp(name, "--dst-ip-count") == 0 || strcmp(name, "--dst-ip-step") == 0) {
+			if (nfvp_gen_parse_uint(val, 1, 1u << 24, &u) != 0)
+				return nfvp_gen_bad_arg(name, "an integer in 1..16777216", val);
+			if (name[6] == 'm')
+				c->dst_mac_count = (uint32_t)u;
+			else if (name[9] == 'c')
+				c->dst_ip_count = (uint32_t)u;
+			else
+				c->dst_ip_step = (uint32_t)u;
+		} else if (strcmp(name, "--dst-ip-base") == 0) {
+			unsigned int a, b, cc, dd;
+			char tail;
+
+			if (sscanf(val, "%u.%u.%u.%u%c", &a, &b, &cc, &dd, &tail) != 4 || a > 255 ||
+			    b > 255 || cc > 255 || dd > 255)
+				return nfvp_gen_bad_arg(name, "an IPv4 address a.b.c.d", val);
+			c->dst_ip_base = RTE_IPV4(a, b, cc, dd);
 		} else if (strcmp(name, "--mpls") == 0) {
 			c->mpls = true;
 		} else if (strcmp(name, "--fdir") == 0) {
@@ -650,7 +677,7 @@ nfvp_gen_build_frame(const struct nfvp_gen *g, uint32_t f, uint8_t *buf)
 	ip->time_to_live = NFVP_GEN_TTL;
 	ip->next_proto_id = IPPROTO_UDP;
 	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff));
-	ip->dst_addr = rte_cpu_to_be_32(NFVP_GEN_DST_IP);
+	ip->dst_addr = rte_cpu_to_be_32(g->conf.dst_ip_base);
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	udp = (struct rte_udp_hdr *)(ip + 1);
@@ -740,6 +767,24 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 		memcpy(d, &g->conf.macs[mac], RTE_ETHER_ADDR_LEN);
 		if (g->mpls != NULL)
 			memcpy(d + sizeof(struct rte_ether_hdr), &g->mpls[mac], sizeof(g->mpls[0]));
+		if (g->conf.dst_mac_count != 0) {
+			uint32_t low = (uint32_t)(g->seq % g->conf.dst_mac_count) +
+				       ((uint32_t)d[3] << 16 | (uint32_t)d[4] << 8 | d[5]);
+
+			d[3] = (uint8_t)(low >> 16);
+			d[4] = (uint8_t)(low >> 8);
+			d[5] = (uint8_t)low;
+		}
+		if (g->conf.dst_ip_count != 0) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d +
+				sizeof(struct rte_ether_hdr) + (g->mpls != NULL ? 4 : 0));
+
+			ip->dst_addr = rte_cpu_to_be_32(g->conf.dst_ip_base +
+				(uint32_t)(g->seq % g->conf.dst_ip_count) * g->conf.dst_ip_step);
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
+		g->seq++;
 		s->magic = NFVP_STAMP_MAGIC;
 		s->gen_flow = (uint16_t)flow;
 		m->data_len = g->data_len;

@@ -5,6 +5,7 @@
  *   attach gen PID       -> ok base=0x.. len=N ports=N queues=N          + the arena's fd
  *   chain add ID MAC OUT_PORT NF[,NF...]  -> ok | error ...
  *   chain del ID         -> ok
+ *   chain default ID|none -> ok (where packets whose MAC no chain has go; none: dropped)
  *   start                -> ok (with --rx-hold: begin taking packets from the ports)
  *   status               -> ok nfs=N chains=N inflight=N pool_free=N pool_size=N
  *   stats PATH           -> ok (writes the JSON report to PATH, atomically)

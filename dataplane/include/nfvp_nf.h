@@ -15,7 +15,8 @@
 struct nfvp_nf; /* opaque: slot, rings, options */
 
 struct nfvp_nf_ops {
-	/* Optional: called once after attaching, before the first packet. 0 or -errno. */
+	/* Optional: called once before attaching (the vSwitch sends nothing until it returns),
+	 * e.g. to fill tables. 0 or -errno. */
 	int (*setup)(struct nfvp_nf *nf);
 	/* Handle pkts[0..n), n <= NFVP_NF_MAX_BURST. Reorder so that pkts[0..k) go to the
 	 * next hop and return k;
@@ -42,6 +43,14 @@ struct option;
  * stderr), run, close. Returns main's exit status: 0, 1 at run time, 2 for bad options. */
 int nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
 		 const struct option *opts, int (*opt)(int key, const char *value));
+
+/* Send this packet out of the vSwitch's port `port` when its chain ends (an L2 switch's or a
+ * router's decision), instead of the chain's port. Shared-memory architectures only. */
+static inline void
+nfvp_nf_set_port(struct rte_mbuf *m, uint16_t port)
+{
+	((uint16_t *)&m->hash)[3] = port + 1; /* struct nfvp_meta's port, in nfvp_shm.h */
+}
 
 /* The NF's name and its user data pointer (for setup to hang state on). */
 const char *nfvp_nf_name(const struct nfvp_nf *nf);

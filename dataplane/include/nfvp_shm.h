@@ -55,7 +55,7 @@ struct nfvp_meta {
 	uint8_t hop;     /* index in the chain of the NF that has (or last had) the packet */
 	uint8_t verdict; /* set by nflib on the way back: NFVP_PASS or NFVP_DROP */
 	uint16_t owner;  /* 0: the vSwitch; n: NF slot n - 1 (to reclaim a dead NF's mbufs) */
-	uint16_t spare;
+	uint16_t port;   /* 0: the chain's port; p + 1: an NF chose port p (nfvp_nf_set_port) */
 };
 
 static inline struct nfvp_meta *
@@ -84,6 +84,7 @@ struct nfvp_nf_stats {
 	uint64_t idle_polls;
 	uint64_t sleeps;      /* semaphore waits */
 	uint64_t busy_cycles; /* TSC cycles inside the NF's burst handler */
+	uint64_t loop_cycles; /* TSC cycles of busy loops: dequeue, handler, enqueue back */
 	uint64_t heartbeat;   /* bumps every loop: shows the NF is alive */
 } __rte_cache_aligned;
 

@@ -7,8 +7,8 @@
  * RTE_MAX_LCORE nor mempool caches limit how many NFs share a core, and an NF costs a few
  * hundred kB and a millisecond to start. */
 
-#define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <poll.h>
 #include <sched.h>
@@ -28,6 +28,8 @@
 #include "nfvp_ctl.h"
 #include "nfvp_nf.h"
 #include "nfvp_shm.h"
+
+_Static_assert(offsetof(struct nfvp_meta, port) == 6, "nfvp_nf_set_port writes meta.port");
 
 enum idle_mode {
 	IDLE_PAUSE,
@@ -222,11 +224,7 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 		goto fail;
 	}
 	consumed = optind - 1;
-	rc = nf_attach(nf, ctl_path);
-	if (rc < 0)
-		goto fail;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* set up first (tables can take seconds to fill), attach when ready for packets */
 	if (ops->setup != NULL) {
 		rc = ops->setup(nf);
 		if (rc < 0) {
@@ -234,6 +232,11 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 			goto fail;
 		}
 	}
+	rc = nf_attach(nf, ctl_path);
+	if (rc < 0)
+		goto fail;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	*nfp = nf;
 	return consumed;
 fail:
@@ -379,7 +382,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 
 	while (!force_quit && !s->stop) {
 		uint16_t n, k;
-		uint64_t t0;
+		uint64_t t0, t_loop = rte_rdtsc();
 
 		st->heartbeat++;
 		n = iso ? iso_receive(nf, pkts) : shared_receive(nf, pkts);
@@ -412,6 +415,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 			iso_send(nf, pkts, n, k);
 		else
 			shared_send(nf, pkts, n, k);
+		st->loop_cycles += rte_rdtsc() - t_loop;
 		if (nf->max_pkts && st->rx >= nf->max_pkts)
 			break;
 		if ((++loops & 4095) == 0 && now_s() > end_s)
@@ -455,20 +459,29 @@ nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 	     const struct option *opts, int (*opt)(int key, const char *value))
 {
 	struct nfvp_nf *nf;
-	int rc, key;
+	int rc, key, own = argc;
 
-	rc = nfvp_nf_init(argc, argv, name, ops, &nf);
-	if (rc < 0)
-		return 1;
-	argc -= rc;
-	argv += rc;
-	optind = 1;
-	while (opts != NULL && (key = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (key == '?' || opt(key, optarg) < 0) {
-			nfvp_nf_close(nf);
-			return 2;
+	/* the NF's own options come after "--": read them first, so that setup sees them */
+	for (rc = 1; rc < argc; rc++) {
+		if (strcmp(argv[rc], "--") == 0) {
+			own = rc;
+			break;
 		}
 	}
+	if (own < argc) {
+		char *saved = argv[own];
+
+		argv[own] = argv[0]; /* getopt wants a program name first */
+		optind = 1;
+		while ((key = getopt_long(argc - own, argv + own, "", opts, NULL)) != -1) {
+			if (key == '?' || opts == NULL || opt(key, optarg) < 0)
+				return 2;
+		}
+		argv[own] = saved;
+	}
+	rc = nfvp_nf_init(own, argv, name, ops, &nf);
+	if (rc < 0)
+		return 1;
 	rc = nfvp_nf_run(nf);
 	nfvp_nf_close(nf);
 	return rc < 0 ? 1 : 0;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* control.c: the control channel: NFs and the generator attach, chains change, NFs die. */
 
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,6 +365,21 @@ command(struct vswitch *vs, int fd, char *msg)
 		attach_gen(vs, fd);
 	} else if (strncmp(msg, "chain add ", 10) == 0) {
 		chain_add(vs, fd, msg + 10);
+	} else if (strncmp(msg, "chain default ", 14) == 0) {
+		char *end;
+		long id = strtol(msg + 14, &end, 10);
+
+		if (strcmp(msg + 14, "none") == 0) {
+			vs->default_chain = -1;
+			reply(fd, "ok", -1);
+		} else if (*end != '\0' || id < 0 || id >= NFVP_MAX_CHAINS) {
+			snprintf(out, sizeof(out), "error chain default: expected a chain id or none, "
+				 "found \"%.32s\"", msg + 14);
+			reply(fd, out, -1);
+		} else {
+			vs->default_chain = (int)id;
+			reply(fd, "ok", -1);
+		}
 	} else if (strncmp(msg, "chain del ", 10) == 0) {
 		chain_del(vs, strtoul(msg + 10, NULL, 10) % NFVP_MAX_CHAINS);
 		reply(fd, "ok", -1);

@@ -120,7 +120,8 @@ vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
 	if (meta->hop >= c->len) {
 		if (src != NULL)
 			rte_memcpy(rte_pktmbuf_mtod(m, void *), src, m->data_len);
-		to_port(vs, c->out_port, m);
+		to_port(vs, meta->port > 0 && meta->port <= vs->n_ports ? meta->port - 1
+			    : c->out_port, m);
 		return;
 	}
 	nf = &vs->nfs[c->nf[meta->hop]];
@@ -186,9 +187,12 @@ vs_poll_ports(struct vswitch *vs, int rx)
 			struct nfvp_meta *meta = nfvp_meta(pkts[i]);
 
 			if (!(hits & (1ull << i))) {
-				vs->drops.no_chain++;
-				vs_free(vs, pkts[i]);
-				continue;
+				if (vs->default_chain < 0) {
+					vs->drops.no_chain++;
+					vs_free(vs, pkts[i]);
+					continue;
+				}
+				data[i] = (void *)(uintptr_t)vs->default_chain;
 			}
 			*meta = (struct nfvp_meta){ .chain = (uint16_t)(uintptr_t)data[i] };
 			vs_dispatch(vs, pkts[i], NULL);

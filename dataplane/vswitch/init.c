@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* init.c: the arena (external heap), the mbuf pool, the ports, the tables and the shared ring. */
 
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +189,7 @@ vs_init(struct vswitch *vs)
 		return -rte_errno;
 	}
 	vs->chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs->chains));
+	vs->default_chain = -1;
 	vs->nfs = calloc(vs->cfg.max_nfs, sizeof(*vs->nfs));
 	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
 	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));

@@ -31,11 +31,13 @@ nf_json(FILE *f, const struct vs_nf *nf)
 	fprintf(f, "{\"id\": %u, \"name\": \"%s\", \"pid\": %d, \"alive\": %s, "
 		"\"rx\": %" PRIu64 ", \"nic_rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", "
 		"\"drop\": %" PRIu64 ", \"busy_polls\": %" PRIu64 ", \"idle_polls\": %" PRIu64 ", "
-		"\"sleeps\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", "
+		"\"sleeps\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", \"loop_cycles\": %" PRIu64
+		", "
 		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
 		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 "}",
 		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
 		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
+		s->loop_cycles,
 		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death);
 }
 

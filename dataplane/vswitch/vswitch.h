@@ -123,6 +123,7 @@ struct vswitch {
 	struct rte_ring *nic_queue[64];
 	struct vs_chain *chains;
 	unsigned int n_chains;
+	int default_chain;            /* where packets whose MAC no chain has go; -1: dropped */
 	/* NFs */
 	struct vs_nf *nfs;
 	unsigned int n_nf_ids;        /* ids handed out so far */

@@ -482,6 +482,82 @@ def calibrate(
           csv_rows=rows)
 
 
+validate_app = typer.Typer(help="Estimates beside measurements.", no_args_is_help=True)
+app.add_typer(validate_app, name="validate")
+
+
+@validate_app.command("dataplane")
+def validate_dataplane(
+    platform: Annotated[Optional[str], typer.Option(
+        "--platform", "-p", help="Profile of this host (default: run `calibrate --quick` "
+        "first).")] = None,
+    nf: Annotated[Optional[list[str]], typer.Option("--nf", help="NFs to validate "
+                                                    "(repeatable): l2fwd, router, mpls.")] = None,
+    packet_sizes: Annotated[Optional[str], typer.Option(
+        "--packet-sizes", help="Frame sizes, comma-separated.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Small tables, two frame sizes, "
+                                        "short runs.")] = False,
+    report: Annotated[Optional[Path], typer.Option("--report", help="Write an HTML report "
+                                                   "(with the figures).")] = None,
+    plot_dir: Annotated[Optional[Path], typer.Option("--plot-dir", help="Write a PNG per NF "
+                                                     "here.")] = None,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The estimate of each NF's EO model beside the NF measured on the data plane (Baldi &
+    Sapio, Sec. 4, on this host)."""
+    import tempfile
+
+    from nfvperf.dataplane.sweep import parse_list
+    from nfvperf.dataplane.validate import html_report, plot as draw, validate
+
+    _quiet(quiet)
+    sizes = parse_list(packet_sizes, "--packet-sizes", int) if packet_sizes else (
+        [64, 512] if quick else [64, 128, 256, 512, 1024, 1518])
+    for s in sizes:
+        from nfvperf.units import check_frame_bytes
+
+        check_frame_bytes(s, field="--packet-sizes")
+    with tempfile.TemporaryDirectory() as tmp:
+        if platform is None:
+            from nfvperf.calibrate import describe_host, measure, profile_yaml
+
+            host = describe_host()
+            with _stages() as say:
+                text = profile_yaml(host, measure(host, quick=True, progress=say))
+            platform = str(Path(tmp) / "host.yaml")
+            Path(platform).write_text(text)
+        with _stages() as say:
+            rows = validate(platform, nf or ["l2fwd", "router", "mpls"], sizes, quick=quick,
+                            duration_s=0.5 if quick else 1.0, progress=say)
+        pngs = {}
+        for name in dict.fromkeys(r["nf"] for r in rows):
+            target = (plot_dir or Path(tmp)) / f"{name}.png"
+            if plot_dir is not None:
+                plot_dir.mkdir(parents=True, exist_ok=True)
+            draw(rows, name, target)
+            pngs[name] = target
+        if report is not None:
+            from nfvperf.io import write_atomic
+
+            _write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs,
+                                                                                  p)))
+    cols = [Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
+            Column("packet_size", "B"),
+            Column("estimated_cycles", "est. cycles", lambda v: f"{v:.1f}"),
+            Column("measured_cycles", "meas. cycles", lambda v: f"{v:.1f}"),
+            Column("error_pct", "error %", lambda v: f"{v:+.1f}"),
+            Column("estimated_mpps", "est. Mpps", lambda v: f"{v:.2f}"),
+            Column("measured_mpps", "meas. Mpps", lambda v: f"{v:.2f}"),
+            Column("top_eos", "largest EOs (cycles)", lambda v: ", ".join(
+                f"{e['eo']} {e['cycles']:.0f}" for e in v[:2]), justify="left")]
+    csv_rows = [{k: v for k, v in r.items() if k != "top_eos"} for r in rows]
+    _emit(rows, fmt, out, lambda d: [output_table(d, cols, title="estimate vs data plane "
+                                                  f"({rows[0]['platform'] if rows else ''})")],
+          csv_rows=csv_rows)
+
+
 @app.command()
 def doctor(fmt: FormatOpt = Format.table) -> None:
     """Check what the data plane needs (DPDK, hugepages, binaries) and say how to fix each."""

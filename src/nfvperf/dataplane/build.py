@@ -11,7 +11,10 @@ from pathlib import Path
 from nfvperf.errors import RuntimeFailure
 
 ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
-NFS = ("signature", "forward", "mpls", "counter")
+NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "router")
+#: the NFs `dataplane run` feeds with its generic traffic (l2fwd and router need their own:
+#: `nfvperf validate dataplane` makes it)
+RUN_NFS = NFS[:4]
 INSTALL_DPDK = "apt-get install -y dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config"
 HUGEPAGES = "echo 512 > /proc/sys/vm/nr_hugepages && mkdir -p /dev/hugepages && " \
             "mount -t hugetlbfs nodev /dev/hugepages"

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from nfvperf.dataplane.build import ARCHS, HUGEPAGES, NFS, binaries, hugepages
+from nfvperf.dataplane.build import ARCHS, HUGEPAGES, NFS, RUN_NFS, binaries, hugepages
 from nfvperf.errors import InputError, RuntimeFailure
 
 WIRE_OVERHEAD_BYTES = 20  # preamble and inter-frame gap
@@ -52,8 +52,8 @@ class RunConfig:
         if self.arch not in ARCHS:
             raise InputError(" or ".join([", ".join(ARCHS[:-1]), ARCHS[-1]]), self.arch,
                              field="--arch")
-        if self.nf not in NFS:
-            raise InputError(", ".join(NFS), self.nf, field="--nf")
+        if self.nf not in RUN_NFS:
+            raise InputError(", ".join(RUN_NFS), self.nf, field="--nf")
         if not 1 <= self.nfs <= 8192:
             raise InputError("1..8192 NFs", self.nfs, field="--nfs")
         if not 1 <= self.chain_length <= 16:
@@ -264,6 +264,10 @@ class Session:
         """With ``rx_hold``: let the vSwitch take packets from its ports from now on."""
         self.control.call("start")
 
+    def default_chain(self, chain: int | None) -> None:
+        """Send packets whose destination MAC no chain has to ``chain`` (None: drop them)."""
+        self.control.call(f"chain default {'none' if chain is None else chain}")
+
     def del_chain(self, chain: int) -> None:
         self.control.call(f"chain del {chain}")
 
@@ -292,7 +296,8 @@ class Session:
 
     def start_traffic(self, *, rate_pps: float, frame_bytes: int, macs: list[str],
                       duration_s: float, flows: int = 1, cpu: int = 1, mpls: bool = False,
-                      fdir: bool = False) -> None:
+                      fdir: bool = False, extra: tuple[str, ...] = ()) -> None:
+        """Start nfvp-gen; ``extra`` are more of its options (``--dst-ip-count`` ...)."""
         bins = _need("gen")
         self.gen_json = self.tmp / "gen.json"
         self.gen_json.unlink(missing_ok=True)
@@ -303,7 +308,8 @@ class Session:
              "--ctl", str(self.ctl_path), "--rate-pps", f"{rate_pps:.0f}", "--frame-bytes",
              str(frame_bytes), "--flows", str(flows), "--duration", str(duration_s),
              "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
-            + ["--idle", "sleep"] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else []),
+            + ["--idle", "sleep"] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else [])
+            + list(extra),
             stdout=subprocess.DEVNULL, stderr=self.gen_err.open("w"))
         self.gen_t0 = time.monotonic()
 

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* l2fwd: L2 basic forwarding (Baldi & Sapio, Sec. 3.1.1, Fig. 6a): the destination MAC is
+ * looked up in a hash table (rte_hash) of --entries entries; a hit sends the packet out of the
+ * port the entry holds, a miss drops it. The table holds --fill MACs: --mac-base + i, each to
+ * port --port-base + i mod --ports. Its EO model is model.yaml beside this file. */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+
+#include "../common/nf_eal.h"
+#include "nfvp_nf.h"
+
+static struct {
+	uint64_t entries, fill, ports, port_base;
+	uint8_t mac_base[6];
+	struct rte_hash *table;
+} l2 = { .entries = 2u << 20, .ports = 1, .mac_base = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x00 } };
+
+static uint16_t
+l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t keys[NFVP_NF_MAX_BURST], hits = 0;
+	const void *kp[NFVP_NF_MAX_BURST];
+	void *data[NFVP_NF_MAX_BURST];
+	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
+	uint16_t i, k = 0, d = 0;
+
+	(void)nf;
+	for (i = 0; i < n; i++) {
+		keys[i] = 0;
+		memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr.addr_bytes,
+		       RTE_ETHER_ADDR_LEN);
+		kp[i] = &keys[i];
+	}
+	rte_hash_lookup_bulk_data(l2.table, kp, n, &hits, data);
+	for (i = 0; i < n; i++) {
+		if (hits & (1ull << i)) {
+			nfvp_nf_set_port(pkts[i], (uint16_t)(uintptr_t)data[i]);
+			pkts[k++] = pkts[i];
+		} else {
+			dropped[d++] = pkts[i];
+		}
+	}
+	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
+	return k;
+}
+
+static int
+l2fwd_setup(struct nfvp_nf *nf)
+{
+	struct rte_hash_parameters hp = {
+		.name = "l2fwd", .entries = l2.entries, .key_len = sizeof(uint64_t),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+	};
+	uint64_t i, base = 0;
+
+	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
+		return -ENODEV;
+	l2.table = rte_hash_create(&hp);
+	if (l2.table == NULL) {
+		fprintf(stderr, "l2fwd: --entries: no memory for %" PRIu64 " entries\n", l2.entries);
+		return -ENOMEM;
+	}
+	memcpy(&base, l2.mac_base, 6);
+	for (i = 0; i < RTE_MIN(l2.fill ? l2.fill : l2.entries, l2.entries); i++) {
+		uint8_t mac[8] = { 0 };
+		uint32_t low = ((uint32_t)l2.mac_base[3] << 16 | l2.mac_base[4] << 8 | l2.mac_base[5])
+			       + (uint32_t)i;
+		uint64_t key = 0;
+
+		memcpy(mac, l2.mac_base, 3);
+		mac[3] = (uint8_t)(low >> 16);
+		mac[4] = (uint8_t)(low >> 8);
+		mac[5] = (uint8_t)low;
+		memcpy(&key, mac, 8);
+		if (rte_hash_add_key_data(l2.table, &key,
+					  (void *)(uintptr_t)(l2.port_base + i % l2.ports)) < 0) {
+			fprintf(stderr, "l2fwd: table full after %" PRIu64 " entries\n", i);
+			return -ENOSPC;
+		}
+	}
+	(void)base;
+	return 0;
+}
+
+static int
+l2fwd_opt(int key, const char *value)
+{
+	char *end;
+	uint64_t v;
+
+	if (key == 'm') {
+		unsigned int b[6], i;
+		char tail;
+
+		if (sscanf(value, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+			   &tail) != 6) {
+			fprintf(stderr, "l2fwd: --mac-base: expected aa:bb:cc:dd:ee:ff, found \"%s\"\n",
+				value);
+			return -1;
+		}
+		for (i = 0; i < 6; i++)
+			l2.mac_base[i] = (uint8_t)b[i];
+		return 0;
+	}
+	v = strtoull(value, &end, 0);
+	if (*end != '\0' || *value == '\0' || *value == '-' || (key != 'f' && key != 'b' && v == 0)) {
+		fprintf(stderr, "l2fwd: expected a positive count, found \"%s\"\n", value);
+		return -1;
+	}
+	if (key == 'e')
+		l2.entries = v;
+	else if (key == 'f')
+		l2.fill = v;
+	else if (key == 'p')
+		l2.ports = v;
+	else
+		l2.port_base = v;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct nfvp_nf_ops ops = { .setup = l2fwd_setup, .burst = l2fwd_burst };
+	static const struct option opts[] = {
+		{ "entries", required_argument, NULL, 'e' },
+		{ "fill", required_argument, NULL, 'f' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "port-base", required_argument, NULL, 'b' },
+		{ "mac-base", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return nfvp_nf_main(argc, argv, "l2fwd", &ops, opts, l2fwd_opt);
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* router: an IPv4 router: longest-prefix match of the destination address (rte_lpm, DIR-24-8),
+ * TTL decrement with an incremental checksum update (RFC 1624), new MAC addresses, out of the
+ * route's port. No route, not IPv4, or a TTL that would expire: dropped. Routes: --routes /24s
+ * 10.i.j.0/24 and --long-routes /28s 11.i.j.k/28, route r to port --port-base + r mod --ports
+ * and next-hop MAC 02:00:00:00:hh:hh (hh: r). Its EO model is model.yaml beside this file. */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lpm.h>
+
+#include "../common/nf_eal.h"
+#include "nfvp_nf.h"
+
+static struct {
+	uint32_t routes, long_routes, ports, port_base;
+	struct rte_lpm *lpm;
+} rt = { .routes = 65536, .long_routes = 4096, .ports = 1 };
+
+static const struct rte_ether_addr router_mac = { { 0x02, 0x00, 0x00, 0x00, 0xee, 0x01 } };
+
+/* RFC 1624 eqn. 3 for one 16-bit word changing from m to m2 (network order in and out). */
+static inline uint16_t
+cksum_update(uint16_t hc, uint16_t m, uint16_t m2)
+{
+	uint32_t s = (uint16_t)~rte_be_to_cpu_16(hc) + (uint16_t)~rte_be_to_cpu_16(m) +
+		     rte_be_to_cpu_16(m2);
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+static uint16_t
+router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
+	uint16_t i, k = 0, d = 0;
+
+	(void)nf;
+	for (i = 0; i < n; i++) {
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		uint32_t hop;
+		uint16_t old;
+
+		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		    ip->time_to_live <= 1 ||
+		    rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0) {
+			dropped[d++] = pkts[i];
+			continue;
+		}
+		old = *(uint16_t *)&ip->time_to_live;             /* TTL and protocol */
+		ip->time_to_live--;
+		ip->hdr_checksum = cksum_update(ip->hdr_checksum, old,
+						*(uint16_t *)&ip->time_to_live);
+		eth->dst_addr = (struct rte_ether_addr){ { 0x02, 0, 0, 0, (uint8_t)(hop >> 8),
+							   (uint8_t)hop } };
+		eth->src_addr = router_mac;
+		nfvp_nf_set_port(pkts[i], (uint16_t)(rt.port_base + hop % rt.ports));
+		pkts[k++] = pkts[i];
+	}
+	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
+	return k;
+}
+
+static int
+router_setup(struct nfvp_nf *nf)
+{
+	struct rte_lpm_config cfg = {
+		.max_rules = rt.routes + rt.long_routes + 16,
+		.number_tbl8s = rt.long_routes + 16,
+	};
+	uint32_t r;
+
+	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
+		return -ENODEV;
+	rt.lpm = rte_lpm_create("router", SOCKET_ID_ANY, &cfg);
+	if (rt.lpm == NULL)
+		return -ENOMEM;
+	for (r = 0; r < rt.routes; r++)
+		if (rte_lpm_add(rt.lpm, RTE_IPV4(10, (r >> 8) & 255, r & 255, 0), 24, r) < 0)
+			return -ENOSPC;
+	for (r = 0; r < rt.long_routes; r++)
+		if (rte_lpm_add(rt.lpm, RTE_IPV4(11, (r >> 12) & 255, (r >> 4) & 255, (r & 15) << 4),
+				28, rt.routes + r) < 0)
+			return -ENOSPC;
+	return 0;
+}
+
+static int
+router_opt(int key, const char *value)
+{
+	char *end;
+	unsigned long v = strtoul(value, &end, 0);
+
+	if (*end != '\0' || *value == '\0' || *value == '-' ||
+	    (key == 'r' && v > 65536) || (key == 'l' && v > 65536) || (key == 'p' && v == 0)) {
+		fprintf(stderr, "router: expected a count in range, found \"%s\"\n", value);
+		return -1;
+	}
+	if (key == 'r')
+		rt.routes = v;
+	else if (key == 'l')
+		rt.long_routes = v;
+	else if (key == 'p')
+		rt.ports = v;
+	else
+		rt.port_base = v;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct nfvp_nf_ops ops = { .setup = router_setup, .burst = router_burst };
+	static const struct option opts[] = {
+		{ "routes", required_argument, NULL, 'r' },
+		{ "long-routes", required_argument, NULL, 'l' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "port-base", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return nfvp_nf_main(argc, argv, "router", &ops, opts, router_opt);
+}

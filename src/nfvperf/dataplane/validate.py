@@ -1,0 +1,193 @@
+"""The estimator against real NFs on the data plane (Baldi & Sapio, Sec. 4, on this host).
+
+For each NF and traffic pattern and frame size: the estimate of its EO model (the model.yaml
+beside the NF's C source) on a platform profile, beside what the NF measured on the data plane:
+TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
+and the processing of the model) and of the handler alone; its single-core rate is the TSC
+rate over the loop's cycles per packet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nfvperf.dataplane.build import source_dir
+from nfvperf.dataplane.run import Session, chain_mac
+from nfvperf.errors import InputError
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One traffic pattern for an NF: the generator's options, the NF's and the model's."""
+
+    name: str
+    gen: tuple[str, ...] = ()
+    nf_args: tuple[str, ...] = ()
+    params: dict[str, float] = field(default_factory=dict)
+    mpls: bool = False
+
+
+def cases(quick: bool) -> dict[str, list[Traffic]]:
+    """The NFs validated and the traffic each needs (the paper's few vs many destinations;
+    routes that end within the first DIR-24-8 table or need the second)."""
+    entries = 1 << 16 if quick else 1 << 21
+    table = ("--entries", str(entries), "--port-base", "1")
+    return {
+        "l2fwd": [
+            Traffic("1 destination", nf_args=table, params={"entries": entries}),
+            Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
+                    nf_args=table, params={"entries": entries}),
+        ],
+        "router": [
+            Traffic("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
+                                       "--dst-ip-count", "65536"),
+                    nf_args=("--port-base", "1"), params={"prefix_bytes": 3}),
+            Traffic("/28 routes", gen=("--dst-ip-base", "11.0.0.1", "--dst-ip-step", "16",
+                                       "--dst-ip-count", "4096"),
+                    nf_args=("--port-base", "1"), params={"prefix_bytes": 4}),
+        ],
+        "mpls": [Traffic("one label", mpls=True)],
+    }
+
+
+def model_path(nf: str) -> Path:
+    return source_dir() / "nfs" / nf / "model.yaml"
+
+
+def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,
+            duration_s: float) -> dict:
+    """Run the NF alone in a chain (every MAC goes to it) and read its cycle counts."""
+    with Session("double-buffer") as s:
+        s.add_nfs(nf, ["x"], args=traffic.nf_args)
+        s.set_chain(0, ["x"])
+        s.default_chain(0)
+        s.start_traffic(rate_pps=rate_pps, frame_bytes=frame_bytes, duration_s=duration_s,
+                        macs=[chain_mac(0) if traffic.mpls else "02:00:00:00:00:00"],
+                        mpls=traffic.mpls, extra=traffic.gen)
+        gen = s.wait_traffic()
+        report = s.close()
+    st = report["per_nf"][0]
+    rx = max(st["rx"], 1)
+    return {"rx": st["rx"], "delivered": gen["received"], "sent": gen["sent"],
+            "dropped_by_nf": st["drop"], "tsc_hz": report["tsc_hz"],
+            "loop_cycles": st["loop_cycles"] / rx, "handler_cycles": st["busy_cycles"] / rx,
+            "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
+
+
+def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
+             quick: bool = False, rate_pps: float = 2e6, duration_s: float = 1.0,
+             progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
+    """Estimate beside measurement, one row per NF, traffic pattern and frame size."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+    from nfvperf.eo.platform import load_platform
+
+    platform = load_platform(platform_path)
+    table = cases(quick)
+    unknown = [n for n in nfs if n not in table]
+    if unknown:
+        raise InputError(", ".join(table), unknown[0], field="--nf")
+    jobs = [(nf, t, size) for nf in nfs for t in table[nf] for size in frame_sizes]
+    rows = []
+    for i, (nf, traffic, size) in enumerate(jobs):
+        if progress:
+            progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
+        model = load_nf(model_path(nf))
+        est = estimate(model, platform, frame_bytes=size, params=traffic.params)[0]
+        m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
+        top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
+        rows.append({
+            "nf": nf, "packet_size": size, "traffic": traffic.name,
+            "platform": platform.name,
+            "estimated_cycles": est.cycles_per_packet,
+            "measured_cycles": m["loop_cycles"],
+            "measured_handler_cycles": m["handler_cycles"],
+            "estimated_mpps": est.cpu_bound_pps_per_core / 1e6,
+            "measured_mpps": m["tsc_hz"] / m["loop_cycles"] / 1e6,
+            "error_pct": 100 * (est.cycles_per_packet - m["loop_cycles"]) / m["loop_cycles"],
+            "estimated_dram_accesses": est.dram_accesses_per_packet,
+            "estimated_throughput_mpps": est.throughput_pps / 1e6,
+            "bottleneck": est.bottleneck,
+            "top_eos": [{"eo": line.operation.text, "cycles": line.cost.cycles}
+                        for line in top],
+            "batch_mean": m["batch_mean"], "packets": m["rx"],
+            "dropped_by_nf": m["dropped_by_nf"], "delivered": m["delivered"],
+        })
+    if progress:
+        progress("done", len(jobs), len(jobs))
+    return rows
+
+
+def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
+    """Estimate and measurement over frame sizes for one NF, like the paper's Figs. 10-13."""
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+
+    from nfvperf.plots import pyplot, save_png
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    mine = [r for r in rows if r["nf"] == nf]
+    for traffic in dict.fromkeys(r["traffic"] for r in mine):
+        pts = sorted((r for r in mine if r["traffic"] == traffic), key=lambda r: r["packet_size"])
+        x = [r["packet_size"] for r in pts]
+        line, = ax.plot(x, [r["measured_mpps"] for r in pts], "-o", ms=3,
+                        label=f"{traffic}: measured")
+        ax.plot(x, [r["estimated_mpps"] for r in pts], "--", color=line.get_color(),
+                label=f"{traffic}: estimate (CPU bound)")
+    sizes = sorted({r["packet_size"] for r in mine})
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel("frame size (B)")
+    ax.set_ylabel("Mpps on one core")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{nf}: estimate vs data plane ({mine[0]['platform']})", fontsize=10)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def html_report(rows: Sequence[dict], pngs: dict[str, Path], path: Path) -> str:
+    """A self-contained HTML page: the table, and each NF's figure inline."""
+    import base64
+    import html
+
+    def cell(v) -> str:
+        if isinstance(v, float):
+            return f"{v:,.1f}"
+        if isinstance(v, list):
+            return "<br>".join(f"{html.escape(e['eo'])}: {e['cycles']:.1f}" for e in v)
+        return html.escape(str(v))
+
+    cols = ["nf", "traffic", "packet_size", "estimated_cycles", "measured_cycles",
+            "measured_handler_cycles", "error_pct", "estimated_mpps", "measured_mpps",
+            "bottleneck", "top_eos"]
+    head = "".join(f"<th>{c.replace('_', ' ')}</th>" for c in cols)
+    body = "\n".join(
+        "<tr" + (' class="far"' if abs(r["error_pct"]) > 25 else "") + ">"
+        + "".join(f"<td>{cell(r[c])}</td>" for c in cols) + "</tr>" for r in rows)
+    figs = "\n".join(
+        f'<h2>{html.escape(nf)}</h2><img alt="{html.escape(nf)}" src="data:image/png;base64,'
+        f'{base64.b64encode(p.read_bytes()).decode()}">' for nf, p in pngs.items())
+    within = sum(abs(r["error_pct"]) <= 25 for r in rows)
+    platform = html.escape(rows[0]["platform"]) if rows else ""
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>nfvperf: estimate vs data plane</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:75em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:.25em .5em;text-align:right;font-size:90%}}
+tr.far td{{background:#fee}}img{{max-width:100%}}</style></head><body>
+<h1>Estimate vs data plane on {platform}</h1>
+<p>Cycles are TSC cycles per packet. Measured: the NF's whole busy loop on the data plane (ring
+dequeue, handler, enqueue back), and its handler alone; its single-core Mpps is the TSC rate
+over the loop's cycles. Estimated: the EO model beside the NF's source, on the profile.
+{within} of {len(rows)} rows within 25 %; rows beyond are shaded.</p>
+<table><tr>{head}</tr>
+{body}
+</table>
+{figs}
+</body></html>
+"""
