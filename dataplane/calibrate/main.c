@@ -104,6 +104,28 @@ chase(uint8_t *buf, size_t ws, uint64_t loads)
 	return (double)t0 / loads;
 }
 
+/* Cycles per load of independent random lines in ws bytes: loads that overlap, as those of a
+ * burst of packets do (memory-level parallelism), where chase() measures one at a time. */
+static double
+gather(uint8_t *buf, size_t ws, uint64_t loads)
+{
+	enum { N_IDX = 1 << 16 };
+	static uint32_t idx[N_IDX];
+	size_t n = ws / LINE, i;
+	uint64_t t0, k, acc = 0;
+
+	for (i = 0; i < N_IDX; i++)
+		idx[i] = (uint32_t)rte_rand_max(n) * LINE;
+	for (k = 0; k < N_IDX; k++)
+		acc += buf[idx[k]];
+	t0 = rte_rdtsc_precise();
+	for (k = 0; k < loads; k++)
+		acc += buf[idx[k & (N_IDX - 1)]];
+	t0 = rte_rdtsc_precise() - t0;
+	sink += acc;
+	return (double)t0 / loads;
+}
+
 static void
 bench_latency(FILE *f, const struct opts *o)
 {
@@ -117,12 +139,17 @@ bench_latency(FILE *f, const struct opts *o)
 	fprintf(f, "\"load_latency\": [");
 	for (ws = 4096; ws <= o->max_ws; ws *= 2) {
 		uint64_t loads = RTE_MAX((uint64_t)(o->quick ? 200000 : 1000000), ws / LINE * 2);
+		double g[MAX_REPS];
 		unsigned int r;
 
-		for (r = 0; r < o->reps; r++)
+		for (r = 0; r < o->reps; r++) {
 			v[r] = chase(buf, ws, loads);
+			g[r] = gather(buf, ws, loads);
+		}
 		fprintf(f, "%s{\"bytes\": %zu, ", first ? "" : ", ", ws);
 		json_stat(f, "cycles", v, o->reps);
+		fprintf(f, ", ");
+		json_stat(f, "independent_cycles", g, o->reps);
 		fprintf(f, "}");
 		first = 0;
 		progress("load latency");
@@ -460,7 +487,20 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (i = n + 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
+		if (strcmp(argv[i], "--reference") == 0) {
+			/* a 10 ms health check: is this CPU as fast now as when it was calibrated? */
+			uint8_t *buf = malloc(16384);
+			double v[MAX_REPS];
+			unsigned int r;
+
+			for (r = 0; r < 5; r++)
+				v[r] = chase(buf, 16384, 400000);
+			printf("{\"tsc_hz\": %" PRIu64 ", ", rte_get_tsc_hz());
+			json_stat(stdout, "l1_chase_cycles", v, 5);
+			printf("}\n");
+			free(buf);
+			return 0;
+		} else if (strcmp(argv[i], "--quick") == 0) {
 			o.quick = 1;
 			o.reps = 3;
 		} else if (strcmp(argv[i], "--l1") == 0 && i + 1 < argc) {

@@ -74,6 +74,8 @@ struct nfvp_stamp {
 	uint16_t gen_flow;
 } __rte_packed;
 
+#define NFVP_CYCLE_BINS 512
+
 /* Counters of one NF, written only by that NF (nflib), read by the vSwitch for its report. */
 struct nfvp_nf_stats {
 	uint64_t rx;
@@ -86,6 +88,10 @@ struct nfvp_nf_stats {
 	uint64_t busy_cycles; /* TSC cycles inside the NF's burst handler */
 	uint64_t loop_cycles; /* TSC cycles of busy loops: dequeue, handler, enqueue back */
 	uint64_t heartbeat;   /* bumps every loop: shows the NF is alive */
+	/* per busy loop, its cycles per packet (bin = whole cycles, the last bin: more),
+	 * counted in packets: a loop the scheduler interrupted lands far out, not in the median */
+	uint64_t loop_hist[NFVP_CYCLE_BINS];
+	uint64_t handler_hist[NFVP_CYCLE_BINS];
 } __rte_cache_aligned;
 
 /* An NF's slot: where its rings are and how to wake it. In the shared architectures it lives in

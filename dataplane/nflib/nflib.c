@@ -405,7 +405,9 @@ nfvp_nf_run(struct nfvp_nf *nf)
 		st->busy_polls++;
 		t0 = rte_rdtsc();
 		k = nf->ops->burst(nf, pkts, n);
-		st->busy_cycles += rte_rdtsc() - t0;
+		t0 = rte_rdtsc() - t0;
+		st->busy_cycles += t0;
+		st->handler_hist[RTE_MIN(t0 / n, NFVP_CYCLE_BINS - 1u)] += n;
 		if (k > n)
 			k = n;
 		st->rx += n;
@@ -415,7 +417,9 @@ nfvp_nf_run(struct nfvp_nf *nf)
 			iso_send(nf, pkts, n, k);
 		else
 			shared_send(nf, pkts, n, k);
-		st->loop_cycles += rte_rdtsc() - t_loop;
+		t_loop = rte_rdtsc() - t_loop;
+		st->loop_cycles += t_loop;
+		st->loop_hist[RTE_MIN(t_loop / n, NFVP_CYCLE_BINS - 1u)] += n;
 		if (nf->max_pkts && st->rx >= nf->max_pkts)
 			break;
 		if ((++loops & 4095) == 0 && now_s() > end_s)

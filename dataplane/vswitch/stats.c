@@ -23,6 +23,23 @@ hist(FILE *f, const char *name, const uint64_t *h)
 	fprintf(f, "]");
 }
 
+/* The median of a cycles-per-packet histogram (packets weigh), or -1 when empty. */
+static int
+hist_median(const uint64_t *h)
+{
+	uint64_t total = 0, cum = 0;
+	int i;
+
+	for (i = 0; i < NFVP_CYCLE_BINS; i++)
+		total += h[i];
+	for (i = 0; i < NFVP_CYCLE_BINS && total > 0; i++) {
+		cum += h[i];
+		if (2 * cum >= total)
+			return i;
+	}
+	return -1;
+}
+
 static void
 nf_json(FILE *f, const struct vs_nf *nf)
 {
@@ -34,11 +51,13 @@ nf_json(FILE *f, const struct vs_nf *nf)
 		"\"sleeps\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", \"loop_cycles\": %" PRIu64
 		", "
 		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
-		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 "}",
+		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 ", "
+		"\"loop_cycles_median\": %d, \"handler_cycles_median\": %d}",
 		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
 		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
 		s->loop_cycles,
-		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death);
+		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death, hist_median(s->loop_hist),
+		hist_median(s->handler_hist));
 }
 
 static int

@@ -452,24 +452,31 @@ def calibrate(
                                         "(under a minute).")] = False,
     cpu: Annotated[int, typer.Option("--cpu", help="The CPU to measure on.")] = 1,
     name: Annotated[str, typer.Option("--name", help="The profile's name.")] = "host",
+    access: Annotated[str, typer.Option(
+        "--access", help="Price loads overlapped (as in bursts of packets) or dependent "
+        "(one at a time: latency, as the paper).")] = "overlapped",
     fmt: FormatOpt = Format.table,
     quiet: QuietOpt = False,
 ) -> None:
     """Measure this host (TSC, cache and DRAM latencies, rte_hash, rte_lpm, checksums, copies)
     and write a platform profile for `nfvperf estimate --platform`."""
     from nfvperf.calibrate import describe_host, measure, profile_yaml
-    from nfvperf.calibrate.profile import derive
+    from nfvperf.calibrate.profile import ACCESS_MODES, derive
+    from nfvperf.errors import InputError
 
     _quiet(quiet)
+    if access not in ACCESS_MODES:
+        raise InputError(" or ".join(ACCESS_MODES), access, field="--access")
     host = describe_host()
     with _stages() as say:
         data = measure(host, quick=quick, cpu=cpu, progress=say)
-    text = profile_yaml(host, data, name=name)
+    text = profile_yaml(host, data, name=name, access=access)
     if out is not None:
         from nfvperf.io import write_atomic
 
         _write_file(out, "--out", lambda path: write_atomic(path, text))
-    rows = [{"value": k, "measured": v[0], "how": v[1]} for k, v in derive(host, data).items()]
+    rows = [{"value": k, "measured": v[0], "how": v[1]}
+            for k, v in derive(host, data, access).items()]
     if fmt is Format.table and out is None and not sys.stdout.isatty():
         sys.stdout.write(text)
         return
@@ -530,7 +537,8 @@ def validate_dataplane(
             Path(platform).write_text(text)
         with _stages() as say:
             rows = validate(platform, nf or ["l2fwd", "router", "mpls"], sizes, quick=quick,
-                            duration_s=0.5 if quick else 1.0, progress=say)
+                            duration_s=0.5 if quick else 1.0, repeats=1 if quick else 3,
+                            progress=say)
         pngs = {}
         for name in dict.fromkeys(r["nf"] for r in rows):
             target = (plot_dir or Path(tmp)) / f"{name}.png"

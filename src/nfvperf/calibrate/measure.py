@@ -43,3 +43,17 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
     data = json.loads(out)
     data["hugepages"] = not memory
     return data
+
+
+def reference_l1_cycles(cpu: int = 1) -> float:
+    """A 10 ms health check on ``cpu``: the median cycles of a dependent load within L1. On a
+    shared machine this moves when the CPU is slowed from outside (a busy sibling thread, a
+    throttled virtual CPU); compare it with the calibration's."""
+    binary = binaries()["calibrate"]
+    p = subprocess.run([str(binary), "-l", str(cpu), "--no-huge", "-m", "64", "--no-pci",
+                        "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",
+                        "--reference"], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise RuntimeFailure("calibrate: the reference check failed: "
+                             + (p.stderr.strip().splitlines() or ["?"])[-1])
+    return json.loads(p.stdout)["l1_chase_cycles"]["median"]

@@ -31,6 +31,11 @@ def _latency_at(d: dict, lo: float, hi: float) -> dict[str, Any]:
     return max(points, key=lambda p: p["bytes"])
 
 
+def _pick(point: dict, key: str) -> dict:
+    """A load-latency point with ``cycles`` being the statistic of the chosen access mode."""
+    return {"bytes": point["bytes"], "cycles": point[key]}
+
+
 def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
     """Least-squares line through (x, y): slope, intercept."""
     n = len(xs)
@@ -40,13 +45,27 @@ def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return slope, my - slope * mx
 
 
-def derive(host: Host, d: dict) -> dict[str, Any]:
+#: How a load is priced: "overlapped" — independent loads in flight together, as the loads of a
+#: burst of packets are (the data plane hands NFs bursts of up to 32); "dependent" — one at a
+#: time, each waiting for the last (pointer chasing), the latency Sec. 2.2 of the paper uses.
+ACCESS_MODES = ("overlapped", "dependent")
+_ACCESS_TEXT = {
+    "overlapped": "overlapped (independent loads in flight together, as a burst of packets "
+                  "makes them)",
+    "dependent": "one at a time (dependent loads: latency, as the paper does)",
+}
+
+
+def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
     """The profile's values from the measurements, each as (value, note)."""
     l1, l2, l3 = host.l1_bytes, host.l2_bytes, host.l3_bytes or 8 * host.l2_bytes
-    p_l1 = _latency_at(d, 0, l1 / 2)
-    p_l2 = _latency_at(d, l1, l2 / 2)
-    p_l3 = _latency_at(d, l2, l3 / 4)
-    p_dram = d["load_latency"][-1]
+    key = "independent_cycles" if access == "overlapped" and \
+        "independent_cycles" in d["load_latency"][0] else "cycles"
+    how = "independent random loads" if key != "cycles" else "pointer chase"
+    p_l1 = _pick(_latency_at(d, 0, l1 / 2), key)
+    p_l2 = _pick(_latency_at(d, l1, l2 / 2), key)
+    p_l3 = _pick(_latency_at(d, l2, l3 / 4), key)
+    p_dram = _pick(d["load_latency"][-1], key)
     hz = d["tsc_measured_hz"]
     words = [math.ceil(c["bytes"] / CHECKSUM_WORD_BYTES) for c in d["checksum"]]
     per_word, fixed = _fit(words, [c["cycles"]["median"] for c in d["checksum"]])
@@ -58,11 +77,11 @@ def derive(host: Host, d: dict) -> dict[str, Any]:
         "clock_hz": (hz, f"TSC measured against CLOCK_MONOTONIC (rte_get_tsc_hz: "
                          f"{d['tsc_hz'] / 1e6:.0f} MHz; kernel: "
                          f"{(host.kernel_tsc_hz or 0) / 1e6:.0f} MHz)"),
-        "l1_load_cycles": (l1_load, f"pointer chase over {p_l1['bytes'] >> 10} KB, "
+        "l1_load_cycles": (l1_load, f"{how} over {p_l1['bytes'] >> 10} KB, "
                            + _stat(p_l1["cycles"])),
-        "l2_load_cycles": (p_l2["cycles"]["median"], f"pointer chase over "
+        "l2_load_cycles": (p_l2["cycles"]["median"], f"{how} over "
                            f"{p_l2['bytes'] >> 10} KB, " + _stat(p_l2["cycles"])),
-        "l3_access_cycles": (p_l3["cycles"]["median"], f"pointer chase over "
+        "l3_access_cycles": (p_l3["cycles"]["median"], f"{how} over "
                              f"{p_l3['bytes'] >> 10} KB, " + _stat(p_l3["cycles"])),
         "l1_write_cycles": (d["line_write_cycles"]["median"],
                             f"64 B line writes within {d['line_write_bytes'] >> 10} KB, "
@@ -71,7 +90,7 @@ def derive(host: Host, d: dict) -> dict[str, Any]:
                                 f"line writes over {d['writeback_bytes'] >> 20} MB (each evicts "
                                 f"a dirty line), " + _stat(d["writeback_cycles"])),
         "dram_latency_s": (p_dram["cycles"]["median"] / hz,
-                           f"pointer chase over {p_dram['bytes'] >> 20} MB: "
+                           f"{how} over {p_dram['bytes'] >> 20} MB: "
                            f"{p_dram['cycles']['median']:.0f} cycles, "
                            + _stat(p_dram["cycles"])),
         "checksum_cycles_per_word": (max(per_word, 0.0), "least squares over "
@@ -87,9 +106,9 @@ def derive(host: Host, d: dict) -> dict[str, Any]:
     }
 
 
-def profile_yaml(host: Host, d: dict, *, name: str = "host") -> str:
+def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped") -> str:
     """The profile as YAML text, commented: what was measured, how, and its spread."""
-    v = derive(host, d)
+    v = derive(host, d, access)
 
     def val(key: str, digits: int = 1) -> str:
         x = v[key][0]
@@ -109,8 +128,10 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host") -> str:
 name: {name}
 description: >
   This host, measured by `nfvperf calibrate` on {when}{' (--quick)' if d.get('quick') else ''}.
-  Cycles are TSC cycles and the clock is the TSC rate. Values marked "paper" were not measured
-  and keep Baldi & Sapio's (Sec. 2.2); raw measurements are under `calibration`.
+  Cycles are TSC cycles and the clock is the TSC rate. Loads and DRAM accesses are priced
+  {_ACCESS_TEXT[access]};
+  both kinds are recorded under `calibration`. Values marked "paper" were not measured and keep
+  Baldi & Sapio's (Sec. 2.2).
 source: "nfvperf calibrate (nfvp-calibrate microbenchmarks){pages}"
 
 cpu:

@@ -296,7 +296,8 @@ class Session:
 
     def start_traffic(self, *, rate_pps: float, frame_bytes: int, macs: list[str],
                       duration_s: float, flows: int = 1, cpu: int = 1, mpls: bool = False,
-                      fdir: bool = False, extra: tuple[str, ...] = ()) -> None:
+                      fdir: bool = False, extra: tuple[str, ...] = (),
+                      idle: str = "sleep") -> None:
         """Start nfvp-gen; ``extra`` are more of its options (``--dst-ip-count`` ...)."""
         bins = _need("gen")
         self.gen_json = self.tmp / "gen.json"
@@ -308,7 +309,7 @@ class Session:
              "--ctl", str(self.ctl_path), "--rate-pps", f"{rate_pps:.0f}", "--frame-bytes",
              str(frame_bytes), "--flows", str(flows), "--duration", str(duration_s),
              "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
-            + ["--idle", "sleep"] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else [])
+            + ["--idle", idle] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else [])
             + list(extra),
             stdout=subprocess.DEVNULL, stderr=self.gen_err.open("w"))
         self.gen_t0 = time.monotonic()

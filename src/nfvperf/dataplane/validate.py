@@ -3,8 +3,9 @@
 For each NF and traffic pattern and frame size: the estimate of its EO model (the model.yaml
 beside the NF's C source) on a platform profile, beside what the NF measured on the data plane:
 TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
-and the processing of the model) and of the handler alone; its single-core rate is the TSC
-rate over the loop's cycles per packet.
+and the processing of the model) and of the handler alone, as the median over the NF's busy
+loops (a loop the scheduler interrupted is an outlier there, while it would inflate a mean);
+its single-core rate is the TSC rate over the loop's cycles per packet.
 """
 
 from __future__ import annotations
@@ -70,21 +71,53 @@ def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,
         report = s.close()
     st = report["per_nf"][0]
     rx = max(st["rx"], 1)
+    # the median over busy loops of their cycles per packet: a loop that the scheduler
+    # interrupted (the generator shares the NF's core here) counts as an outlier, not in full
     return {"rx": st["rx"], "delivered": gen["received"], "sent": gen["sent"],
             "dropped_by_nf": st["drop"], "tsc_hz": report["tsc_hz"],
-            "loop_cycles": st["loop_cycles"] / rx, "handler_cycles": st["busy_cycles"] / rx,
+            "loop_cycles": float(st["loop_cycles_median"]),
+            "handler_cycles": float(st["handler_cycles_median"]),
+            "loop_cycles_mean": st["loop_cycles"] / rx,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
+
+
+def _calibrated_l1_cycles(platform) -> float | None:
+    """The dependent L1 load the profile's calibration measured (None: not calibrated here)."""
+    points = (platform.calibration or {}).get("load_latency") or []
+    small = [p for p in points if p["bytes"] <= platform.cache.l1_bytes / 2]
+    return max(small, key=lambda p: p["bytes"])["cycles"]["median"] if small else None
+
+
+def _steady(reference: float | None, tries: int = 5) -> float | None:
+    """Wait (a few seconds at most) until the NFs' CPU is as fast as when calibrated; the ratio
+    of its reference load now to then (1.0: as fast)."""
+    import time
+
+    from nfvperf.calibrate.measure import reference_l1_cycles
+
+    if reference is None:
+        return None
+    ratio = reference_l1_cycles() / reference
+    for _ in range(tries - 1):
+        if ratio <= 1.15:
+            break
+        time.sleep(2)
+        ratio = reference_l1_cycles() / reference
+    return ratio
 
 
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
              quick: bool = False, rate_pps: float = 2e6, duration_s: float = 1.0,
+             repeats: int = 3,
              progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
-    """Estimate beside measurement, one row per NF, traffic pattern and frame size."""
+    """Estimate beside measurement, one row per NF, traffic pattern and frame size; each
+    measurement is the median of ``repeats`` runs (a shared machine's speed drifts)."""
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
     from nfvperf.eo.platform import load_platform
 
     platform = load_platform(platform_path)
+    reference = _calibrated_l1_cycles(platform)
     table = cases(quick)
     unknown = [n for n in nfs if n not in table]
     if unknown:
@@ -96,7 +129,12 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
         model = load_nf(model_path(nf))
         est = estimate(model, platform, frame_bytes=size, params=traffic.params)[0]
-        m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
+        runs, ratios = [], []
+        for _ in range(repeats):
+            ratios.append(_steady(reference))
+            runs.append(measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s))
+        runs.sort(key=lambda r: r["loop_cycles"])
+        m = runs[len(runs) // 2]
         top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
         rows.append({
             "nf": nf, "packet_size": size, "traffic": traffic.name,
@@ -114,6 +152,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
                         for line in top],
             "batch_mean": m["batch_mean"], "packets": m["rx"],
             "dropped_by_nf": m["dropped_by_nf"], "delivered": m["delivered"],
+            "measured_cycles_runs": [round(r["loop_cycles"], 1) for r in runs],
+            "measured_cycles_mean": m["loop_cycles_mean"],
+            # the NFs' CPU before each run, against calibration (1.0: as fast; None: unknown)
+            "cpu_speed_ratio": [None if r is None else round(r, 2) for r in ratios],
         })
     if progress:
         progress("done", len(jobs), len(jobs))
