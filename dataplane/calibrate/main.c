@@ -487,9 +487,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (i = n + 1; i < argc; i++) {
-		if (strcmp(argv[i], "--reference") == 0) {
-			/* a 10 ms health check: is this CPU as fast now as when it was calibrated? */
-			uint8_t *buf = malloc(16384);
+		if (strcmp(argv[i], "--reference") == 0 && i + 1 == argc) {
+			/* a quick health check: is this CPU, and the shared cache it reaches, as fast
+			 * now as when it was calibrated? (--l2 sizes the second working set) */
+			size_t big = 8 * l2;
+			uint8_t *buf = malloc(big);
 			double v[MAX_REPS];
 			unsigned int r;
 
@@ -497,6 +499,10 @@ main(int argc, char **argv)
 				v[r] = chase(buf, 16384, 400000);
 			printf("{\"tsc_hz\": %" PRIu64 ", ", rte_get_tsc_hz());
 			json_stat(stdout, "l1_chase_cycles", v, 5);
+			for (r = 0; r < 3; r++)
+				v[r] = chase(buf, big, 400000);
+			printf(", \"l3_bytes\": %zu, ", big);
+			json_stat(stdout, "l3_chase_cycles", v, 3);
 			printf("}\n");
 			free(buf);
 			return 0;

@@ -45,15 +45,17 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
     return data
 
 
-def reference_l1_cycles(cpu: int = 1) -> float:
-    """A 10 ms health check on ``cpu``: the median cycles of a dependent load within L1. On a
-    shared machine this moves when the CPU is slowed from outside (a busy sibling thread, a
-    throttled virtual CPU); compare it with the calibration's."""
+def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict[int, float]:
+    """A quick health check on ``cpu``: median cycles of a dependent load within L1 (16 KB) and
+    over 8 x L2 (in the shared cache), by working-set size. On a shared machine these move when
+    the CPU or its cache is loaded from outside; compare them with the calibration's."""
     binary = binaries()["calibrate"]
-    p = subprocess.run([str(binary), "-l", str(cpu), "--no-huge", "-m", "64", "--no-pci",
+    p = subprocess.run([str(binary), "-l", str(cpu), "--no-huge", "-m", "128", "--no-pci",
                         "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",
-                        "--reference"], capture_output=True, text=True, timeout=60)
+                        "--l2", str(l2_bytes), "--reference"], capture_output=True, text=True,
+                       timeout=60)
     if p.returncode != 0:
         raise RuntimeFailure("calibrate: the reference check failed: "
                              + (p.stderr.strip().splitlines() or ["?"])[-1])
-    return json.loads(p.stdout)["l1_chase_cycles"]["median"]
+    d = json.loads(p.stdout)
+    return {16384: d["l1_chase_cycles"]["median"], d["l3_bytes"]: d["l3_chase_cycles"]["median"]}

@@ -81,29 +81,33 @@ def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
-def _calibrated_l1_cycles(platform) -> float | None:
-    """The dependent L1 load the profile's calibration measured (None: not calibrated here)."""
+def _calibrated(platform) -> dict[int, float]:
+    """The calibration's dependent-load cycles by working-set size ({} if not calibrated)."""
     points = (platform.calibration or {}).get("load_latency") or []
-    small = [p for p in points if p["bytes"] <= platform.cache.l1_bytes / 2]
-    return max(small, key=lambda p: p["bytes"])["cycles"]["median"] if small else None
+    return {p["bytes"]: p["cycles"]["median"] for p in points}
 
 
-def _steady(reference: float | None, tries: int = 5) -> float | None:
-    """Wait (a few seconds at most) until the NFs' CPU is as fast as when calibrated; the ratio
-    of its reference load now to then (1.0: as fast)."""
+def _steady(calibrated: dict[int, float], l2_bytes: int, tries: int = 5) -> float | None:
+    """Wait (a few seconds at most) until the NFs' CPU and the shared cache are as fast as when
+    calibrated; the worse ratio of a reference load now to then (1.0: as fast)."""
     import time
 
-    from nfvperf.calibrate.measure import reference_l1_cycles
+    from nfvperf.calibrate.measure import reference_cycles
 
-    if reference is None:
+    if not calibrated:
         return None
-    ratio = reference_l1_cycles() / reference
+
+    def ratio() -> float:
+        now = reference_cycles(l2_bytes)
+        return max(now[ws] / calibrated[ws] for ws in now if ws in calibrated)
+
+    r = ratio()
     for _ in range(tries - 1):
-        if ratio <= 1.15:
+        if r <= 1.15:
             break
         time.sleep(2)
-        ratio = reference_l1_cycles() / reference
-    return ratio
+        r = ratio()
+    return r
 
 
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
@@ -117,7 +121,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     from nfvperf.eo.platform import load_platform
 
     platform = load_platform(platform_path)
-    reference = _calibrated_l1_cycles(platform)
+    reference = _calibrated(platform)
     table = cases(quick)
     unknown = [n for n in nfs if n not in table]
     if unknown:
@@ -131,7 +135,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         est = estimate(model, platform, frame_bytes=size, params=traffic.params)[0]
         runs, ratios = [], []
         for _ in range(repeats):
-            ratios.append(_steady(reference))
+            ratios.append(_steady(reference, int(platform.cache.l2_bytes)))
             runs.append(measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s))
         runs.sort(key=lambda r: r["loop_cycles"])
         m = runs[len(runs) // 2]
