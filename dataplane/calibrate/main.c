@@ -14,6 +14,8 @@
 #include <rte_eal.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_ip.h>
 #include <rte_lpm.h>
 #include <rte_malloc.h>
@@ -461,6 +463,101 @@ bench_copy(FILE *f, const struct opts *o, size_t l2)
 	progress("packet copies");
 }
 
+/* Cache lines between two cores: the data plane hands every packet from the vSwitch's core to
+ * an NF's and back. A worker lcore on the other core plays the vSwitch. */
+#define XFER_LINES 1024u
+#define XFER_BURST 32u
+
+struct xfer {
+	volatile uint64_t turn __rte_cache_aligned;  /* ping-pong: odd = the worker's move */
+	volatile uint64_t round __rte_cache_aligned; /* burst: the worker wrote round r */
+	volatile uint64_t done __rte_cache_aligned;  /* burst: main read round r */
+	volatile uint64_t stop;
+	uint64_t rounds;
+	uint8_t *lines;                              /* XFER_LINES lines */
+};
+
+static int
+xfer_worker(void *arg)
+{
+	struct xfer *x = arg;
+	uint64_t k, r = 0;
+
+	for (k = 1; k < 2 * x->rounds; k += 2) { /* ping-pong */
+		while (x->turn != k)
+			rte_pause();
+		x->turn = k + 1;
+	}
+	while (!x->stop) { /* bursts: write 32 lines, hand them over, wait until read */
+		uint8_t *base = x->lines + (size_t)(r % (XFER_LINES / XFER_BURST)) * XFER_BURST * LINE;
+		unsigned int i;
+
+		for (i = 0; i < XFER_BURST; i++)
+			*(volatile uint64_t *)(base + i * LINE) = r;
+		x->round = ++r;
+		while (x->done != r && !x->stop)
+			rte_pause();
+	}
+	return 0;
+}
+
+/* One-way cycles of a line moving to the other core and back (ping-pong / 2), and cycles per
+ * line of a burst of 32 lines written there and read here. */
+static int
+bench_core_to_core(FILE *f, const struct opts *o, unsigned int reps)
+{
+	static struct xfer x;
+	double pp[MAX_REPS], burst[MAX_REPS];
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0), r;
+	uint64_t k, t0, acc = 0;
+
+	if (worker >= RTE_MAX_LCORE) {
+		fprintf(f, "\"core_to_core\": null, ");
+		return 0;
+	}
+	x.rounds = o->quick ? 20000 : 100000;
+	x.lines = rte_zmalloc(NULL, (size_t)XFER_LINES * LINE, LINE);
+	for (r = 0; r < reps; r++) {
+		x.turn = 0;
+		x.round = 0;
+		x.done = 0;
+		x.stop = 0;
+		rte_eal_remote_launch(xfer_worker, &x, worker);
+		t0 = rte_rdtsc_precise();
+		for (k = 0; k < 2 * x.rounds; k += 2) {
+			x.turn = k + 1;
+			while (x.turn != k + 2)
+				rte_pause();
+		}
+		pp[r] = (double)(rte_rdtsc_precise() - t0) / x.rounds / 2;
+		t0 = rte_rdtsc_precise();
+		for (k = 1; k <= x.rounds / 4; k++) {
+			const uint8_t *base;
+			unsigned int i;
+
+			while (x.round != k)
+				rte_pause();
+			base = x.lines + (size_t)((k - 1) % (XFER_LINES / XFER_BURST)) * XFER_BURST * LINE;
+			for (i = 0; i < XFER_BURST; i++)
+				acc += *(const volatile uint64_t *)(base + i * LINE);
+			x.done = k;
+		}
+		burst[r] = (double)(rte_rdtsc_precise() - t0) / (x.rounds / 4) / XFER_BURST;
+		x.stop = 1;
+		rte_eal_wait_lcore(worker);
+	}
+	sink += acc;
+	fprintf(f, "\"core_to_core\": {\"cpus\": [%u, %u], ", rte_lcore_to_cpu_id(worker),
+		rte_lcore_to_cpu_id(rte_lcore_id()));
+	json_stat(f, "one_way_cycles", pp, reps);
+	fprintf(f, ", ");
+	json_stat(f, "burst_line_cycles", burst, reps);
+	fprintf(f, "}, ");
+	rte_free(x.lines);
+	progress("core to core");
+	return 0;
+}
+
 static size_t
 arg_size(const char *s)
 {
@@ -503,7 +600,9 @@ main(int argc, char **argv)
 				v[r] = chase(buf, big, 400000);
 			printf(", \"l3_bytes\": %zu, ", big);
 			json_stat(stdout, "l3_chase_cycles", v, 3);
-			printf("}\n");
+			printf(", ");
+			bench_core_to_core(stdout, &(struct opts){ .quick = 1 }, 3);
+			printf("\"sink\": %" PRIu64 "}\n", sink & 1);
 			free(buf);
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
@@ -525,7 +624,7 @@ main(int argc, char **argv)
 		o.max_ws = o.quick ? 64u << 20 : 512u << 20;
 	for (ws = 4096, steps = 0; ws <= o.max_ws; ws *= 2)
 		steps++;
-	steps += 2 + (o.quick ? 4 : 5) + 1 + 1 + 1;
+	steps += 2 + (o.quick ? 4 : 5) + 1 + 1 + 1 + (rte_lcore_count() > 1);
 	printf("{\"tsc_hz\": %" PRIu64 ", \"tsc_measured_hz\": %.0f, \"quick\": %s, "
 	       "\"repetitions\": %u, ", rte_get_tsc_hz(), tsc_measured_hz(),
 	       o.quick ? "true" : "false", o.reps);
@@ -535,6 +634,7 @@ main(int argc, char **argv)
 		return 1;
 	bench_checksum(stdout, &o);
 	bench_copy(stdout, &o, l2);
+	bench_core_to_core(stdout, &o, o.reps);
 	printf("\"sink\": %" PRIu64 "}\n", sink & 1);
 	return 0;
 }

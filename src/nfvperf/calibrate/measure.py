@@ -11,6 +11,14 @@ from nfvperf.dataplane.build import binaries, hugepages
 from nfvperf.errors import RuntimeFailure
 
 
+def _lcores(cpu: int) -> list[str]:
+    """EAL lcores: the measuring CPU, and another (the vSwitch's role) for core-to-core."""
+    import os
+
+    others = sorted(set(os.sched_getaffinity(0)) - {cpu})
+    return ["-l", f"{others[0]},{cpu}", "--main-lcore", str(cpu)] if others else ["-l", str(cpu)]
+
+
 def measure(host: Host, *, quick: bool = False, cpu: int = 1,
             progress: Callable[[str, int, int], None] | None = None) -> dict:
     """The measurements as ``nfvp-calibrate`` prints them (cycles are TSC cycles)."""
@@ -23,7 +31,7 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
     # hugepages as DPDK applications use them; without, plain pages (more TLB misses)
     memory = [] if mounted and free * 2 * (1 << 20) >= max_ws + (300 << 20) else \
         ["--no-huge", "-m", str((max_ws >> 20) + 600)]
-    cmd = [str(binary), "-l", str(cpu), "--no-pci", "--file-prefix", "nfvp_calib",
+    cmd = [str(binary), *_lcores(cpu), "--no-pci", "--file-prefix", "nfvp_calib",
            "--log-level", "lib.eal:error", *memory, "--", "--l1", str(host.l1_bytes),
            "--l2", str(host.l2_bytes), "--max-ws", str(max_ws)] + (["--quick"] if quick else [])
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -45,12 +53,14 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
     return data
 
 
-def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict[int, float]:
+def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     """A quick health check on ``cpu``: median cycles of a dependent load within L1 (16 KB) and
-    over 8 x L2 (in the shared cache), by working-set size. On a shared machine these move when
-    the CPU or its cache is loaded from outside; compare them with the calibration's."""
+    over 8 x L2 (in the shared cache), by working-set size, and of a cache line's one-way trip
+    to another core and back (``"core_to_core"``). On a shared machine these move: a virtual
+    machine's CPUs are placed near each other (one L3) or far (across the package), and the
+    trip between them changes by 8x; compare them with the calibration's."""
     binary = binaries()["calibrate"]
-    p = subprocess.run([str(binary), "-l", str(cpu), "--no-huge", "-m", "128", "--no-pci",
+    p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128", "--no-pci",
                         "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",
                         "--l2", str(l2_bytes), "--reference"], capture_output=True, text=True,
                        timeout=60)
@@ -58,4 +68,7 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict[int, float]:
         raise RuntimeFailure("calibrate: the reference check failed: "
                              + (p.stderr.strip().splitlines() or ["?"])[-1])
     d = json.loads(p.stdout)
-    return {16384: d["l1_chase_cycles"]["median"], d["l3_bytes"]: d["l3_chase_cycles"]["median"]}
+    out = {16384: d["l1_chase_cycles"]["median"], d["l3_bytes"]: d["l3_chase_cycles"]["median"]}
+    if d.get("core_to_core"):
+        out["core_to_core"] = d["core_to_core"]["one_way_cycles"]["median"]
+    return out
