@@ -171,3 +171,24 @@ def test_every_eo_of_table_1_has_a_cost():
         "inc_checksum", "array_access", "ht_lookup", "lpm_lookup", "ct_insertion"]
     for spec in CATALOGUE:
         assert callable(spec.cost)
+
+
+def test_calibrated_host_options_for_the_io_and_incremental_checksum():
+    """Options a calibrated profile may set (nfvperf calibrate): mem_I/O without its L3 access
+    (the NF writes lines it holds), and inc_checksum at a measured cost per changed word."""
+    from nfvperf.eo import costs
+    from nfvperf.eo.platform import load_platform
+
+    p = load_platform("xeon-e5-2690v2")
+    ctx = costs.MappingContext(p)
+    assert costs.mem_io(ctx, {"hdr": 30, "data": 46}).cycles == 31 + 9
+    assert costs.inc_checksum(ctx, {"b": 2}).cycles == 7 * 1 + 8
+    q = p.model_copy(update={
+        "conventions": p.conventions.model_copy(update={"mem_io_l3_access": False}),
+        "instructions": p.instructions.model_copy(update={"inc_checksum_cycles_per_word": 5.5}),
+    })
+    ctx = costs.MappingContext(q)
+    assert costs.mem_io(ctx, {"hdr": 30, "data": 46}).cycles == 9
+    assert costs.mem_io(ctx, {"hdr": 100, "data": 46}).cycles == 18
+    assert costs.inc_checksum(ctx, {"b": 4}).cycles == 11
+    assert costs.inc_checksum(ctx, {"b": 4}).dram_accesses == 0

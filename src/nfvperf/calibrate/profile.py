@@ -110,6 +110,9 @@ def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
                                f"rte_hash hit, {small['entries']} entries of "
                                f"{HASH_KEY_BYTES} B keys, less the {regs} key loads the formula "
                                "adds; " + _stat(small["lookup_hit_cycles"])),
+        "inc_checksum_cycles_per_word": (d["inc_checksum_cycles"]["median"],
+                                         "RFC 1624 update of one 16-bit word, "
+                                         + _stat(d["inc_checksum_cycles"])),
         "ct_insertion_cycles": (small["insert_cycles"]["median"],
                                 f"rte_hash add, {small['entries']} entries, "
                                 + _stat(small["insert_cycles"])),
@@ -119,6 +122,7 @@ def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
 def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped") -> str:
     """The profile as YAML text, commented: what was measured, how, and its spread."""
     v = derive(host, d, access)
+    c2c_known = bool(d.get("core_to_core"))
 
     def val(key: str, digits: int = 1) -> str:
         x = v[key][0]
@@ -180,6 +184,7 @@ instructions:
   index_cycles: 1                     # paper: one ADD
 {row('checksum_cycles_per_word', 'checksum_cycles_per_word', digits=2)}
 {row('checksum_fixed_cycles', 'checksum_fixed_cycles')}
+{row('inc_checksum_cycles_per_word', 'inc_checksum_cycles_per_word')}
   hash_cycles_per_key_component: 0   # folded into hash_lookup_cycles (rte_hash measured whole)
 {row('hash_lookup_cycles', 'hash_lookup_cycles')}
   hash_store_cycles: 5                # paper: cache store per 32 B of entry
@@ -194,6 +199,9 @@ conventions:
   ct_insertion_formula: printed       # priced by the measured rte_hash insert
   inc_checksum_memory_access: false
   per_packet_overhead_cycles: 0       # the NF loop's own cost: measured by validate (issue 5)
+  # the NF writes back header lines it already holds; their trip back to the vSwitch's core
+  # is paid there, when the vSwitch reads the packet again
+  mem_io_l3_access: {'false' if c2c_known else 'true'}
 
 """
     return lines + yaml.safe_dump({"calibration": raw}, sort_keys=False, width=100)

@@ -87,11 +87,14 @@ def io_mem(ctx: MappingContext, a: dict[str, float]) -> Cost:
 
 
 def mem_io(ctx: MappingContext, a: dict[str, float]) -> Cost:
-    """``mem_I/O(hdr, data)``: 31 + 9·⌈hdr/64⌉ cycles, the header written back to L3."""
+    """``mem_I/O(hdr, data)``: 31 + 9·⌈hdr/64⌉ cycles, the header written back to L3; without
+    the L3 access under the ``mem_io_l3_access: false`` convention."""
     p, c = ctx.platform, ctx.platform.cache
-    return Cost(c.l3_access_cycles + c.l3_writeback_cycles * _lines(a["hdr"], p), 0,
-                f"{_n(c.l3_access_cycles)} + {_n(c.l3_writeback_cycles)}·"
-                f"⌈{_n(a['hdr'])}/{_n(c.line_bytes)}⌉")
+    back = c.l3_writeback_cycles * _lines(a["hdr"], p)
+    formula = f"{_n(c.l3_writeback_cycles)}·⌈{_n(a['hdr'])}/{_n(c.line_bytes)}⌉"
+    if not p.conventions.mem_io_l3_access:
+        return Cost(back, 0, formula)
+    return Cost(c.l3_access_cycles + back, 0, f"{_n(c.l3_access_cycles)} + {formula}")
 
 
 def parse(ctx: MappingContext, a: dict[str, float]) -> Cost:
@@ -123,9 +126,17 @@ def checksum(ctx: MappingContext, a: dict[str, float]) -> Cost:
 
 
 def inc_checksum(ctx: MappingContext, a: dict[str, float]) -> Cost:
-    """``inc_checksum(b)``: the checksum formula over the b changed bytes (RFC 1624); its
-    accesses count only if the profile says so (the old checksum has been parsed already)."""
-    return _checksum(ctx, a["b"], accesses=ctx.platform.conventions.inc_checksum_memory_access)
+    """``inc_checksum(b)``: the checksum formula over the b changed bytes (RFC 1624), or the
+    profile's measured cycles per changed word; its accesses count only if the profile says so
+    (the old checksum has been parsed already)."""
+    p = ctx.platform
+    per_word = p.instructions.inc_checksum_cycles_per_word
+    if per_word is not None:
+        words = ceil(a["b"] / CHECKSUM_WORD_BYTES)
+        dram = _lines(a["b"], p) if p.conventions.inc_checksum_memory_access else 0
+        return Cost(per_word * words, dram, f"{_n(per_word)}·⌈{_n(a['b'])}/"
+                    f"{CHECKSUM_WORD_BYTES}⌉" + (f" + {dram} DRAM" if dram else ""))
+    return _checksum(ctx, a["b"], accesses=p.conventions.inc_checksum_memory_access)
 
 
 def _checksum(ctx: MappingContext, b: float, *, accesses: bool) -> Cost:

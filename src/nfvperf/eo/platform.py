@@ -130,6 +130,9 @@ class Instructions(FileModel):
     ct_write_cycles_per_register: Cycles = Field(description="ct_insertion: per register of entry")
     remote_io_base_cycles: Cycles = Field(
         description="I/O_mem of a packet in the other socket's L3 (Sec. 4.2)")
+    inc_checksum_cycles_per_word: Cycles | None = Field(
+        None, description="inc_checksum: cycles per changed 16-bit word (RFC 1624), measured; "
+        "unset: the checksum formula over the changed bytes, as the paper")
 
 
 class Conventions(FileModel):
@@ -145,6 +148,10 @@ class Conventions(FileModel):
         description="inc_checksum adds the ceil(b/64) accesses of checksum")
     per_packet_overhead_cycles: Cycles = Field(
         description="cycles added once per packet to the sum of the EO costs")
+    mem_io_l3_access: bool = Field(
+        True, description="mem_I/O pays an L3 access besides its write-backs (the paper); "
+        "false where the NF writes lines it already holds and the trip back is another "
+        "core's")
 
 
 class Platform(FileModel):
