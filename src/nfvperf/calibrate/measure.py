@@ -71,4 +71,5 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     out = {16384: d["l1_chase_cycles"]["median"], d["l3_bytes"]: d["l3_chase_cycles"]["median"]}
     if d.get("core_to_core"):
         out["core_to_core"] = d["core_to_core"]["one_way_cycles"]["median"]
+        out["core_to_core_burst"] = d["core_to_core"]["burst_line_cycles"]["median"]
     return out

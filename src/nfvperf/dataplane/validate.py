@@ -81,39 +81,24 @@ def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
-def _calibrated(platform) -> dict:
-    """The calibration's dependent-load cycles by working-set size, and its core-to-core trip
-    ({} if the profile was not calibrated here)."""
-    cal = platform.calibration or {}
-    out: dict = {p["bytes"]: p["cycles"]["median"] for p in cal.get("load_latency") or []}
-    if cal.get("core_to_core"):
-        out["core_to_core"] = cal["core_to_core"]["one_way_cycles"]["median"]
-    return out
-
-
-def _steady(calibrated: dict, l2_bytes: int, tries: int = 5) -> float | None:
-    """Wait (some seconds at most) until the NFs' CPU, the shared cache and the trip between the
-    vSwitch's and the NFs' cores are as when calibrated; the worst ratio of a reference now to
-    then (1.0: the same; the machine's placement of its CPUs can change it by 8x either way)."""
-    import time
-
+def _as_placed_now(platform, l2_bytes: int):
+    """The profile as the machine is placed now, and the ratio of the core-to-core trip now to
+    at calibration (None where unknown). A virtual machine's CPUs move between near and far
+    placements (the trip changes by 8x, every NF's cycles with it): the I/O EOs, priced by that
+    trip (l3_access_cycles, see nfvperf calibrate), are re-priced with the trip measured just
+    before the run, so that estimate and measurement see the same machine."""
     from nfvperf.calibrate.measure import reference_cycles
 
-    if not calibrated:
-        return None
-
-    def ratio() -> float:
-        now = reference_cycles(l2_bytes)
-        ratios = [now[k] / calibrated[k] for k in now if k in calibrated]
-        return max(ratios, key=lambda x: max(x, 1 / x))
-
-    r = ratio()
-    for _ in range(tries - 1):
-        if 1 / 1.2 <= r <= 1.2:
-            break
-        time.sleep(2)
-        r = ratio()
-    return r
+    cal = (platform.calibration or {}).get("core_to_core")
+    if not cal:
+        return platform, None
+    now = reference_cycles(l2_bytes)
+    if "core_to_core_burst" not in now:
+        return platform, None
+    ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
+    cache = platform.cache.model_copy(update={
+        "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
+    return platform.model_copy(update={"cache": cache}), ratio
 
 
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
@@ -127,7 +112,6 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     from nfvperf.eo.platform import load_platform
 
     platform = load_platform(platform_path)
-    reference = _calibrated(platform)
     table = cases(quick)
     unknown = [n for n in nfs if n not in table]
     if unknown:
@@ -138,13 +122,17 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         if progress:
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
         model = load_nf(model_path(nf))
-        est = estimate(model, platform, frame_bytes=size, params=traffic.params)[0]
-        runs, ratios = [], []
+        runs = []
         for _ in range(repeats):
-            ratios.append(_steady(reference, int(platform.cache.l2_bytes)))
-            runs.append(measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s))
-        runs.sort(key=lambda r: r["loop_cycles"])
-        m = runs[len(runs) // 2]
+            placed, ratio = _as_placed_now(platform, int(platform.cache.l2_bytes))
+            m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
+            m["estimate"] = estimate(model, placed, frame_bytes=size, params=traffic.params)[0]
+            m["ratio"] = ratio
+            m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
+                / m["loop_cycles"]
+            runs.append(m)
+        m = sorted(runs, key=lambda r: r["error_pct"])[len(runs) // 2]   # the median error
+        est = m["estimate"]
         top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
         rows.append({
             "nf": nf, "packet_size": size, "traffic": traffic.name,
@@ -154,7 +142,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "measured_handler_cycles": m["handler_cycles"],
             "estimated_mpps": est.cpu_bound_pps_per_core / 1e6,
             "measured_mpps": m["tsc_hz"] / m["loop_cycles"] / 1e6,
-            "error_pct": 100 * (est.cycles_per_packet - m["loop_cycles"]) / m["loop_cycles"],
+            "error_pct": m["error_pct"],
             "estimated_dram_accesses": est.dram_accesses_per_packet,
             "estimated_throughput_mpps": est.throughput_pps / 1e6,
             "bottleneck": est.bottleneck,
@@ -163,9 +151,12 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "batch_mean": m["batch_mean"], "packets": m["rx"],
             "dropped_by_nf": m["dropped_by_nf"], "delivered": m["delivered"],
             "measured_cycles_runs": [round(r["loop_cycles"], 1) for r in runs],
+            "error_pct_runs": [round(r["error_pct"], 1) for r in runs],
             "measured_cycles_mean": m["loop_cycles_mean"],
-            # the NFs' CPU before each run, against calibration (1.0: as fast; None: unknown)
-            "cpu_speed_ratio": [None if r is None else round(r, 2) for r in ratios],
+            # the core-to-core trip before each run, against calibration (1.0: the same
+            # placement; the estimate of that run is re-priced with it; None: unknown)
+            "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
+                                for r in runs],
         })
     if progress:
         progress("done", len(jobs), len(jobs))
