@@ -4,13 +4,22 @@ import json
 import textwrap
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from nfvperf import units
 from nfvperf.eo.platform import load_platform
 
 DATA = Path(__file__).parent / "data"
+
+# CI is a gate: the same examples every run there (a failure it finds locally is kept in the
+# example database and replayed); locally, hypothesis explores new examples each time.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
