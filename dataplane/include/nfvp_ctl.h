@@ -32,5 +32,8 @@ ssize_t nfvp_ctl_recv(int sock, char *buf, size_t len, int *recv_fd);
 int nfvp_ctl_kv_u64(const char *msg, const char *key, uint64_t *value);
 /* Copy the value of "key=value" (up to a space) into out. Returns 0 or -ENOENT. */
 int nfvp_ctl_kv_str(const char *msg, const char *key, char *out, size_t len);
+/* Read a MAC address "aa:bb:cc:dd:ee:ff" (as chain messages and NF options write them) into
+ * mac[6]. Returns 0 or -EINVAL. */
+int nfvp_mac_parse(const char *s, uint8_t mac[6]);
 
 #endif /* NFVP_CTL_H */

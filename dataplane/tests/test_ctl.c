@@ -25,6 +25,15 @@ main(void)
 	CHECK(nfvp_ctl_kv_u64(reply, "arch", &v) < 0);   /* not a number */
 	CHECK(nfvp_ctl_kv_str(reply, "arch", s, sizeof(s)) == 0 && strcmp(s, "semaphore") == 0);
 	CHECK(nfvp_ctl_kv_str(reply, "nope", s, sizeof(s)) < 0);
+	{
+		uint8_t mac[6];
+
+		CHECK(nfvp_mac_parse("02:0a:FF:00:00:7e", mac) == 0 && mac[1] == 0x0a &&
+		      mac[2] == 0xff && mac[5] == 0x7e);
+		CHECK(nfvp_mac_parse("02:0a:ff:00:00", mac) < 0);     /* five bytes */
+		CHECK(nfvp_mac_parse("02:0a:ff:00:00:7e:", mac) < 0); /* trailing text */
+		CHECK(nfvp_mac_parse("02:0a:1ff:00:00:7e", mac) < 0); /* a byte over 255 */
+	}
 
 	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
 	CHECK(pipe(pipefd) == 0);

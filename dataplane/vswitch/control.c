@@ -229,23 +229,6 @@ detach_nf(struct vswitch *vs, uint32_t id)
 	nf->ctl_fd = -1;
 }
 
-static int
-parse_mac(const char *s, struct rte_ether_addr *mac)
-{
-	unsigned int b[6], i;
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6)
-		return -EINVAL;
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 255)
-			return -EINVAL;
-		mac->addr_bytes[i] = b[i];
-	}
-	return 0;
-}
-
 static uint64_t
 mac_key(const struct rte_ether_addr *mac)
 {
@@ -294,7 +277,7 @@ chain_add(struct vswitch *vs, int fd, char *args)
 		reply(fd, msg, -1);
 		return;
 	}
-	if (parse_mac(mac_s, &c.mac) < 0) {
+	if (nfvp_mac_parse(mac_s, c.mac.addr_bytes) < 0) {
 		snprintf(msg, sizeof(msg), "error chain mac: expected aa:bb:cc:dd:ee:ff, found "
 			 "\"%s\"", mac_s);
 		reply(fd, msg, -1);

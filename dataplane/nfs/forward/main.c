@@ -8,6 +8,7 @@
 
 #include <rte_ether.h>
 
+#include "nfvp_ctl.h"
 #include "nfvp_nf.h"
 
 struct forward {
@@ -40,17 +41,12 @@ forward_opt(int key, const char *value)
 {
 	const char *opt = key == 's' ? "--src-mac" : "--dst-mac";
 	struct rte_ether_addr *mac = key == 's' ? &fwd.src : &fwd.dst;
-	unsigned int b[6], i;
-	char tail;
 
-	if (sscanf(value, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6) {
+	if (nfvp_mac_parse(value, mac->addr_bytes) < 0) {
 		fprintf(stderr, "forward: %s: expected a MAC address aa:bb:cc:dd:ee:ff, found "
 			"\"%s\"\n", opt, value);
 		return -1;
 	}
-	for (i = 0; i < 6; i++)
-		mac->addr_bytes[i] = b[i];
 	return 0;
 }
 

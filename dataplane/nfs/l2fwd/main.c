@@ -14,6 +14,7 @@
 #include <rte_hash_crc.h>
 
 #include "../common/nf_eal.h"
+#include "nfvp_ctl.h"
 #include "nfvp_nf.h"
 
 static struct {
@@ -58,7 +59,7 @@ l2fwd_setup(struct nfvp_nf *nf)
 		.name = "l2fwd", .entries = l2.entries, .key_len = sizeof(uint64_t),
 		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
 	};
-	uint64_t i, base = 0;
+	uint64_t i;
 
 	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
 		return -ENODEV;
@@ -67,7 +68,6 @@ l2fwd_setup(struct nfvp_nf *nf)
 		fprintf(stderr, "l2fwd: --entries: no memory for %" PRIu64 " entries\n", l2.entries);
 		return -ENOMEM;
 	}
-	memcpy(&base, l2.mac_base, 6);
 	for (i = 0; i < RTE_MIN(l2.fill ? l2.fill : l2.entries, l2.entries); i++) {
 		uint8_t mac[8] = { 0 };
 		uint32_t low = ((uint32_t)l2.mac_base[3] << 16 | l2.mac_base[4] << 8 | l2.mac_base[5])
@@ -85,7 +85,6 @@ l2fwd_setup(struct nfvp_nf *nf)
 			return -ENOSPC;
 		}
 	}
-	(void)base;
 	return 0;
 }
 
@@ -96,17 +95,11 @@ l2fwd_opt(int key, const char *value)
 	uint64_t v;
 
 	if (key == 'm') {
-		unsigned int b[6], i;
-		char tail;
-
-		if (sscanf(value, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-			   &tail) != 6) {
+		if (nfvp_mac_parse(value, l2.mac_base) < 0) {
 			fprintf(stderr, "l2fwd: --mac-base: expected aa:bb:cc:dd:ee:ff, found \"%s\"\n",
 				value);
 			return -1;
 		}
-		for (i = 0; i < 6; i++)
-			l2.mac_base[i] = (uint8_t)b[i];
 		return 0;
 	}
 	v = strtoull(value, &end, 0);
