@@ -499,7 +499,7 @@ def validate_dataplane(
         "--platform", "-p", help="Profile of this host (default: run `calibrate --quick` "
         "first).")] = None,
     nf: Annotated[Optional[list[str]], typer.Option("--nf", help="NFs to validate "
-                                                    "(repeatable): l2fwd, router, mpls.")] = None,
+                                                    "(repeatable): l2fwd, learnsw, router, mpls.")] = None,
     packet_sizes: Annotated[Optional[str], typer.Option(
         "--packet-sizes", help="Frame sizes, comma-separated.")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Small tables, two frame sizes, "
@@ -536,7 +536,8 @@ def validate_dataplane(
             platform = str(Path(tmp) / "host.yaml")
             Path(platform).write_text(text)
         with _stages() as say:
-            rows = validate(platform, nf or ["l2fwd", "router", "mpls"], sizes, quick=quick,
+            rows = validate(platform, nf or ["l2fwd", "learnsw", "router", "mpls"], sizes,
+                            quick=quick,
                             duration_s=0.5 if quick else 1.0, repeats=1 if quick else 3,
                             progress=say)
         pngs = {}

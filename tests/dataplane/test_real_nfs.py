@@ -75,3 +75,14 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
             100 * (r["estimated_cycles"] - r["measured_cycles"]) / r["measured_cycles"])
     text = report.read_text()
     assert text.count("data:image/png;base64,") == 2 and "router" in text
+
+
+def test_learning_switch_floods_unknown_destinations(dataplane, tmp_path):
+    """Where l2fwd drops a destination it does not know, the learning switch floods it (out of
+    the chain's port) and learns the source."""
+    frames = [ipv4("10.0.0.1", dst_mac=bytes([2, 0, 0, 9, 9, i])) for i in range(12)]
+    pin, pout = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    pcap.write(pin, frames)
+    r = replay(pin, pout, nf="learnsw", nf_args=("--entries", "1024", "--fill", "16"))
+    assert r["frames_out"] == 12 and r["dropped"] == {}
+    assert pcap.read(pout) == frames

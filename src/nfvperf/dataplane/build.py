@@ -11,8 +11,8 @@ from pathlib import Path
 from nfvperf.errors import RuntimeFailure
 
 ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
-NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "router")
-#: the NFs `dataplane run` feeds with its generic traffic (l2fwd and router need their own:
+NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "learnsw", "router")
+#: the NFs `dataplane run` feeds with its generic traffic (the table NFs need their own:
 #: `nfvperf validate dataplane` makes it)
 RUN_NFS = NFS[:4]
 INSTALL_DPDK = "apt-get install -y dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config"

@@ -41,6 +41,11 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
             Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
         ],
+        "learnsw": [
+            Traffic("1 destination", nf_args=table, params={"entries": entries}),
+            Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
+                    nf_args=table, params={"entries": entries}),
+        ],
         "router": [
             Traffic("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
                                        "--dst-ip-count", "65536"),
