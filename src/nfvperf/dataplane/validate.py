@@ -110,8 +110,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
              quick: bool = False, rate_pps: float = 2e6, duration_s: float = 1.0,
              repeats: int = 3,
              progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
-    """Estimate beside measurement, one row per NF, traffic pattern and frame size; each
-    measurement is the median of ``repeats`` runs (a shared machine's speed drifts)."""
+    """Estimate beside measurement, one row per NF, traffic pattern and frame size. Each of
+    ``repeats`` runs gets its own estimate, priced for the CPU placement just before it; the
+    row is the run of median error, with every run's cycles, error and placement beside it."""
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
     from nfvperf.eo.platform import load_platform
