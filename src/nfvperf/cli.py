@@ -467,7 +467,7 @@ def calibrate(
     _quiet(quiet)
     if access not in ACCESS_MODES:
         raise InputError(" or ".join(ACCESS_MODES), access, field="--access")
-    host = describe_host()
+    host = describe_host(tsc_from_log=True)
     with _stages() as say:
         data = measure(host, quick=quick, cpu=cpu, progress=say)
     text = profile_yaml(host, data, name=name, access=access)

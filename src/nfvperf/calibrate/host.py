@@ -26,7 +26,26 @@ def _size(text: str) -> int:
     return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
 
 
-def describe_host(sys_root: Path = Path("/sys"), proc: Path = Path("/proc")) -> Host:
+def kernel_tsc_hz() -> float | None:
+    """The TSC rate the kernel found at boot ("tsc: Refined TSC clocksource calibration" or
+    "tsc: Detected" in its log), or None where the log is not readable or has rotated."""
+    import subprocess
+
+    try:
+        log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = None
+    for pattern in (r"tsc: Detected ([0-9.]+) MHz", r"Refined TSC clocksource calibration: "
+                                                     r"([0-9.]+) MHz"):
+        m = re.findall(pattern, log)
+        if m:
+            found = float(m[-1]) * 1e6     # the refined value, when there is one, wins
+    return found
+
+
+def describe_host(sys_root: Path = Path("/sys"), proc: Path = Path("/proc"),
+                  tsc_from_log: bool = False) -> Host:
     cpuinfo = (proc / "cpuinfo").read_text(errors="replace")
     model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
     mhz = re.search(r"^cpu MHz\s*:\s*([0-9.]+)$", cpuinfo, re.M)
@@ -47,5 +66,6 @@ def describe_host(sys_root: Path = Path("/sys"), proc: Path = Path("/proc")) -> 
         l1_bytes=caches.get((1, "Data"), 32 * 1024),
         l2_bytes=caches.get((2, "Unified"), 256 * 1024),
         l3_bytes=caches.get((3, "Unified")),
-        kernel_tsc_hz=float(mhz.group(1)) * 1e6 if mhz else None,
+        kernel_tsc_hz=(kernel_tsc_hz() if tsc_from_log else None)
+        or (float(mhz.group(1)) * 1e6 if mhz else None),
     )
