@@ -68,7 +68,7 @@ def round_trip(arch: str, seconds: float, repeats: int = 3) -> dict[str, float]:
 def _round_trip_once(arch: str, seconds: float) -> dict[str, float]:
     with Session(arch, vdevs=NULLS, ring_ports=0, rx_ports=1) as s:
         s.add_nfs("signature", ["nf0"])
-        s.control.call("chain add 0 00:00:00:00:00:00 1 nf0")   # net_null's frames are zeros
+        s.set_chain(0, ["nf0"], mac="00:00:00:00:00:00")   # net_null's frames are zeros
         time.sleep(0.3)
         a = s.stats()
         rate = s.port_rate(1, seconds)

@@ -55,7 +55,7 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 					    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		nf->from_nf = rte_ring_create(rname[i][1], 2 * ring_size, SOCKET_ID_ANY,
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		nf->used = nf->alive = 1;
+		nf->alive = 1;
 		vs.active[vs.n_active++] = i;
 	}
 	vs.n_nf_ids = 2;

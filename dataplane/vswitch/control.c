@@ -192,7 +192,6 @@ attach_nf(struct vswitch *vs, int fd, const char *name, pid_t pid)
 	snprintf(nf->name, sizeof(nf->name), "%s", name);
 	nf->pid = pid;
 	nf->ctl_fd = fd;
-	nf->used = 1;
 	nf->alive = 1;
 	vs->n_nf_ids++;
 	vs->active[vs->n_active++] = id;

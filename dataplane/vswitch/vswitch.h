@@ -47,7 +47,6 @@ struct vs_pending {
 };
 
 struct vs_nf {
-	int used;
 	int alive;
 	int ctl_fd;
 	pid_t pid;
@@ -144,7 +143,6 @@ struct vswitch {
 	/* counters */
 	struct vs_drops drops;
 	uint64_t loops;
-	uint64_t busy_loops;
 	uint64_t rx_hist[VS_HIST];
 	uint64_t nf_hist[VS_HIST];
 };

@@ -280,7 +280,8 @@ def simulate(
                         rate_mbps=rate_mbps, packet_size=packet_size, rate_mpps=rate_mpps,
                         arrivals=arrivals, dt_ns=dt_ns, service_rate=service_rate)
     gaps = api.replay_gaps(arrivals_file, q.dt_s) if arrivals_file is not None else None
-    with _progress("simulating", int(packets)) as tick:
+    with _stages() as say:
+        tick = None if say is None else (lambda done, total: say("simulating", done, total))
         result = run(q, packets=int(packets), rng=np.random.default_rng(seed), drop=drop,
                      interarrivals=gaps, progress=tick)
     title = f"simulation: L={queue}, β={beta}, {arrivals} arrivals, drop={drop}"
@@ -368,8 +369,7 @@ def dataplane_run(
     cfg = RunConfig(arch=arch, nfs=nfs, chain_length=chain_length, packet_size=packet_size,
                     rate_mpps=rate_mpps, rate_gbps=rate_gbps, flows=flows, duration_s=duration,
                     nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu)
-    cfg.validate()
-    with _stages() as say:
+    with _stages() as say:                        # run() validates cfg before it starts anything
         result = run(cfg, progress=say)
     row = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
     row.update({f"dropped_{k}": v for k, v in result["dropped"].items()})
@@ -498,8 +498,8 @@ def validate_dataplane(
     platform: Annotated[Optional[str], typer.Option(
         "--platform", "-p", help="Profile of this host (default: run `calibrate --quick` "
         "first).")] = None,
-    nf: Annotated[Optional[list[str]], typer.Option("--nf", help="NFs to validate "
-                                                    "(repeatable): l2fwd, learnsw, router, mpls.")] = None,
+    nf: Annotated[Optional[list[str]], typer.Option(
+        "--nf", help="NFs to validate (repeatable): l2fwd, learnsw, router, mpls.")] = None,
     packet_sizes: Annotated[Optional[str], typer.Option(
         "--packet-sizes", help="Frame sizes, comma-separated.")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Small tables, two frame sizes, "
@@ -518,19 +518,18 @@ def validate_dataplane(
 
     from nfvperf.dataplane.sweep import parse_list
     from nfvperf.dataplane.validate import html_report, plot as draw, validate
+    from nfvperf.units import check_frame_bytes
 
     _quiet(quiet)
     sizes = parse_list(packet_sizes, "--packet-sizes", int) if packet_sizes else (
         [64, 512] if quick else [64, 128, 256, 512, 1024, 1518])
     for s in sizes:
-        from nfvperf.units import check_frame_bytes
-
         check_frame_bytes(s, field="--packet-sizes")
     with tempfile.TemporaryDirectory() as tmp:
         if platform is None:
             from nfvperf.calibrate import describe_host, measure, profile_yaml
 
-            host = describe_host()
+            host = describe_host(tsc_from_log=True)
             with _stages() as say:
                 text = profile_yaml(host, measure(host, quick=True, progress=say))
             platform = str(Path(tmp) / "host.yaml")
@@ -550,8 +549,7 @@ def validate_dataplane(
         if report is not None:
             from nfvperf.io import write_atomic
 
-            _write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs,
-                                                                                  p)))
+            _write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs)))
     cols = [Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
             Column("packet_size", "B"),
             Column("estimated_cycles", "est. cycles", lambda v: f"{v:.1f}"),
@@ -580,7 +578,8 @@ def doctor(fmt: FormatOpt = Format.table) -> None:
 
 
 class _stages:
-    """A progress bar whose description follows the stage: callback(what, done, total)."""
+    """A progress bar on stderr whose description follows the stage: callback(what, done,
+    total); None with -q or when stderr is not a terminal."""
 
     def __enter__(self):
         if _state["quiet"] or not sys.stderr.isatty():
@@ -605,27 +604,6 @@ def _scalars(d: dict[str, Any]) -> dict[str, Any]:
         for q, v in d[f"{name}_time_us_percentiles"].items():
             out[f"{name}_time_us_p{q}"] = v
     return out
-
-
-class _progress:
-    """A rich progress bar on stderr (nothing with -q or when stderr is not a terminal)."""
-
-    def __init__(self, what: str, total: int) -> None:
-        self.what, self.total, self.bar = what, total, None
-
-    def __enter__(self):
-        if _state["quiet"] or not sys.stderr.isatty():
-            return None
-        from rich.progress import Progress
-
-        self.bar = Progress(transient=True)
-        self.bar.start()
-        task = self.bar.add_task(self.what, total=self.total)
-        return lambda done, total: self.bar.update(task, completed=done)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _quiet(flag: bool) -> None:

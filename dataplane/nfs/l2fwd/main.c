@@ -1,27 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* l2fwd: L2 basic forwarding (Baldi & Sapio, Sec. 3.1.1, Fig. 6a): the destination MAC is
- * looked up in a hash table (rte_hash) of --entries entries; a hit sends the packet out of the
- * port the entry holds, a miss drops it. The table holds --fill MACs: --mac-base + i, each to
- * port --port-base + i mod --ports. Its EO model is model.yaml beside this file. */
+ * looked up in a hash table; a hit sends the packet out of the port the entry holds, a miss
+ * drops it. The table and its options: ../common/mac_table.h. Its EO model is model.yaml
+ * beside this file. */
 
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <rte_ether.h>
-#include <rte_hash.h>
-#include <rte_hash_crc.h>
-
-#include "../common/nf_eal.h"
-#include "nfvp_ctl.h"
+#include "../common/mac_table.h"
 #include "nfvp_nf.h"
 
-static struct {
-	uint64_t entries, fill, ports, port_base;
-	uint8_t mac_base[6];
-	struct rte_hash *table;
-} l2 = { .entries = 2u << 20, .ports = 1, .mac_base = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x00 } };
+static struct nfvp_mac_table table = NFVP_MAC_TABLE_DEFAULTS;
 
 static uint16_t
 l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
@@ -34,12 +22,11 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
-		keys[i] = 0;
-		memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr.addr_bytes,
-		       RTE_ETHER_ADDR_LEN);
+		keys[i] = nfvp_mac_key(rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)
+				       ->dst_addr.addr_bytes, 0);
 		kp[i] = &keys[i];
 	}
-	rte_hash_lookup_bulk_data(l2.table, kp, n, &hits, data);
+	rte_hash_lookup_bulk_data(table.hash, kp, n, &hits, data);
 	for (i = 0; i < n; i++) {
 		if (hits & (1ull << i)) {
 			nfvp_nf_set_port(pkts[i], (uint16_t)(uintptr_t)data[i]);
@@ -55,81 +42,20 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 static int
 l2fwd_setup(struct nfvp_nf *nf)
 {
-	struct rte_hash_parameters hp = {
-		.name = "l2fwd", .entries = l2.entries, .key_len = sizeof(uint64_t),
-		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
-	};
-	uint64_t i;
-
-	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
-		return -ENODEV;
-	l2.table = rte_hash_create(&hp);
-	if (l2.table == NULL) {
-		fprintf(stderr, "l2fwd: --entries: no memory for %" PRIu64 " entries\n", l2.entries);
-		return -ENOMEM;
-	}
-	for (i = 0; i < RTE_MIN(l2.fill ? l2.fill : l2.entries, l2.entries); i++) {
-		uint8_t mac[8] = { 0 };
-		uint32_t low = ((uint32_t)l2.mac_base[3] << 16 | l2.mac_base[4] << 8 | l2.mac_base[5])
-			       + (uint32_t)i;
-		uint64_t key = 0;
-
-		memcpy(mac, l2.mac_base, 3);
-		mac[3] = (uint8_t)(low >> 16);
-		mac[4] = (uint8_t)(low >> 8);
-		mac[5] = (uint8_t)low;
-		memcpy(&key, mac, 8);
-		if (rte_hash_add_key_data(l2.table, &key,
-					  (void *)(uintptr_t)(l2.port_base + i % l2.ports)) < 0) {
-			fprintf(stderr, "l2fwd: table full after %" PRIu64 " entries\n", i);
-			return -ENOSPC;
-		}
-	}
-	return 0;
+	(void)nf;
+	return nfvp_mac_table_create(&table, "l2fwd");
 }
 
 static int
 l2fwd_opt(int key, const char *value)
 {
-	char *end;
-	uint64_t v;
-
-	if (key == 'm') {
-		if (nfvp_mac_parse(value, l2.mac_base) < 0) {
-			fprintf(stderr, "l2fwd: --mac-base: expected aa:bb:cc:dd:ee:ff, found \"%s\"\n",
-				value);
-			return -1;
-		}
-		return 0;
-	}
-	v = strtoull(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || *value == '-' || (key != 'f' && key != 'b' && v == 0)) {
-		fprintf(stderr, "l2fwd: expected a positive count, found \"%s\"\n", value);
-		return -1;
-	}
-	if (key == 'e')
-		l2.entries = v;
-	else if (key == 'f')
-		l2.fill = v;
-	else if (key == 'p')
-		l2.ports = v;
-	else
-		l2.port_base = v;
-	return 0;
+	return nfvp_mac_table_opt(&table, "l2fwd", key, value);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct nfvp_nf_ops ops = { .setup = l2fwd_setup, .burst = l2fwd_burst };
-	static const struct option opts[] = {
-		{ "entries", required_argument, NULL, 'e' },
-		{ "fill", required_argument, NULL, 'f' },
-		{ "ports", required_argument, NULL, 'p' },
-		{ "port-base", required_argument, NULL, 'b' },
-		{ "mac-base", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 
-	return nfvp_nf_main(argc, argv, "l2fwd", &ops, opts, l2fwd_opt);
+	return nfvp_nf_main(argc, argv, "l2fwd", &ops, nfvp_mac_table_opts, l2fwd_opt);
 }

@@ -257,8 +257,12 @@ class Session:
 
         self._wait_for(f"{len(names)} attached NFs", attached, 30 + 0.05 * len(names))
 
-    def set_chain(self, chain: int, nfs: list[str], *, out_port: int = 1) -> None:
-        self.control.call(f"chain add {chain} {chain_mac(chain)} {out_port} {','.join(nfs)}")
+    def set_chain(self, chain: int, nfs: list[str], *, out_port: int = 1,
+                  mac: str | None = None) -> None:
+        """Chain ``chain``: packets to ``mac`` (default: chain_mac(chain)) go through ``nfs``
+        and out of ``out_port``; a chain of that id is replaced, at run time."""
+        self.control.call(f"chain add {chain} {mac or chain_mac(chain)} {out_port} "
+                          f"{','.join(nfs)}")
 
     def start_rx(self) -> None:
         """With ``rx_hold``: let the vSwitch take packets from its ports from now on."""
@@ -456,8 +460,7 @@ def replay(pcap_in: Path, capture: Path, *, nf: str = "forward", chain_length: i
                  ring_ports=0, rx_hold=True, max_nfs=max(16, chain_length)) as s:
         s.add_nfs(nf, names, args=nf_args)
         for c, mac in enumerate(macs):
-            s.control.call(f"chain add {c} {':'.join(f'{b:02x}' for b in mac)} 0 "
-                           f"{','.join(names)}")
+            s.set_chain(c, names, out_port=0, mac=":".join(f"{b:02x}" for b in mac))
         s.start_rx()
         deadline = time.monotonic() + 30 + len(frames) / 1e5
         while time.monotonic() < deadline:

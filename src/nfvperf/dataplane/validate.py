@@ -200,7 +200,7 @@ def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
     save_png(fig, path)
 
 
-def html_report(rows: Sequence[dict], pngs: dict[str, Path], path: Path) -> str:
+def html_report(rows: Sequence[dict], pngs: dict[str, Path]) -> str:
     """A self-contained HTML page: the table, and each NF's figure inline."""
     import base64
     import html
