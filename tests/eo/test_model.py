@@ -82,6 +82,24 @@ paths:
     assert rows["mix"].dram_accesses_per_packet == pytest.approx(0.25)
 
 
+def test_weights_may_follow_the_params(si_platform):
+    """A hit rate is part of the traffic: a path's weight may be an expression over the
+    params, so `--param hit=…` moves the mix without editing the model."""
+    nf = parse_nf("""
+name: hitmiss
+description: d
+params: {hit: {default: 0.75}}
+paths:
+  hit: {weight: hit, operations: ["parse(8)"]}
+  miss: {weight: 1 - hit, operations: ["parse(8)", "checksum(20)"]}
+""")
+    mix = {h: estimate(nf, si_platform, params={"hit": h})[-1].cycles_per_packet
+           for h in (0.0, 0.75, 1.0)}
+    assert mix == {0.0: 85, 0.75: pytest.approx((3 * 7 + 85) / 4), 1.0: 7}
+    with pytest.raises(InputError, match="paths.miss.weight: expected a weight ≥ 0"):
+        estimate(nf, si_platform, params={"hit": 2.0})
+
+
 def test_every_eo_in_both_notations(si_platform):
     """Each EO of the catalogue loads from a string and from a mapping with its own names."""
     values = {"bytes": "8", "count": "1", "entries": "1K", "probability": "0"}

@@ -155,7 +155,8 @@ def estimate(
     env = nf.environment(frame_bytes, params)
     rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes) for path in nf.paths]
     if len(rows) > 1:
-        rows.append(_mix(nf, rows, platform, frame_bytes, cores, remote_fraction, prefixes))
+        rows.append(_mix(nf.weights(env), rows, platform, frame_bytes, cores, remote_fraction,
+                         prefixes))
     return rows
 
 
@@ -172,14 +173,13 @@ def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
                    tuple(lines), overhead, cycles, dram, prefixes)
 
 
-def _mix(nf: NFModel, rows: list[Estimate], platform: Platform, frame_bytes: int, cores: int,
-         remote_fraction: float, prefixes: units.Prefixes) -> Estimate:
-    weights = [p.weight for p in nf.paths]
+def _mix(weights: list[float], rows: list[Estimate], platform: Platform, frame_bytes: int,
+         cores: int, remote_fraction: float, prefixes: units.Prefixes) -> Estimate:
     total = sum(weights)
     cycles = sum(w * r.cycles_per_packet for w, r in zip(weights, rows)) / total
     dram = sum(w * r.dram_accesses_per_packet for w, r in zip(weights, rows)) / total
     overhead = platform.conventions.per_packet_overhead_cycles
-    return _bounds(nf.name, MIX_PATH, platform, frame_bytes, cores, remote_fraction, (),
+    return _bounds(rows[0].nf, MIX_PATH, platform, frame_bytes, cores, remote_fraction, (),
                    overhead, cycles, dram, prefixes)
 
 

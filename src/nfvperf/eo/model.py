@@ -2,7 +2,8 @@
 
 A file has ``name``, ``description``, optional ``source`` and ``params``, and either
 ``operations:`` (one path) or ``paths:`` (several, each with its own ``operations`` and an optional
-``weight``: the share of packets that take it). Each operation is a string in the paper's notation,
+``weight``: the share of packets that take it, a number or an expression over the params, such
+as ``1 - hit``). Each operation is a string in the paper's notation,
 ``"ht_lookup(1, 12, 2M, 0)"``, or a mapping with named parameters,
 ``{op: ht_lookup, N: 1, HE: 12, max: 2M, p: 0}``. Arguments may use ``ps`` (the Ethernet payload,
 frame - 18 B), ``frame`` and the model's ``params``.
@@ -31,6 +32,7 @@ SINGLE_PATH = "main"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 _NOTATION = re.compile(r"^\s*([A-Za-z_/][A-Za-z_/0-9]*)\s*\((.*)\)\s*$", re.S)
 
+_ONE = Expr.parse(1)
 _ARG_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string"}]}
 #: An EO as written: notation string or mapping; checked by this module, not by pydantic.
 Operation = Annotated[Any, WithJsonSchema({"anyOf": [
@@ -50,7 +52,9 @@ class ParamDecl(FileModel):
 
 class PathDecl(FileModel):
     description: str = ""
-    weight: float = Field(1.0, gt=0, description="relative share of packets on this path")
+    weight: Annotated[Any, WithJsonSchema(_ARG_SCHEMA)] = Field(
+        1.0, description="relative share of packets on this path: a number ≥ 0 or an expression "
+                         "over the params (e.g. 1 - hit); the weights must not all be 0")
     operations: list[Operation] = Field(min_length=1)
 
 
@@ -106,7 +110,7 @@ class OperationLine:
 class NFPath:
     name: str
     operations: tuple[OperationLine, ...]
-    weight: float = 1.0
+    weight: Expr = _ONE
     description: str = ""
 
 
@@ -122,6 +126,19 @@ class NFModel:
     param_docs: dict[str, str] = field(default_factory=dict)
     file: str | None = None
 
+    def weights(self, env: dict[str, float]) -> list[float]:
+        """The paths' weights with the params of ``env``: each ≥ 0, not all 0."""
+        values = [p.weight.evaluate(env) for p in self.paths]
+        for path, w in zip(self.paths, values):
+            if not w >= 0:
+                raise InputError(f"a weight ≥ 0 for path {path.name}",
+                                 f"{w:g} ({path.weight.text})", file=self.file,
+                                 field=f"paths.{path.name}.weight")
+        if sum(values) <= 0:
+            raise InputError("path weights that are not all 0", 0, file=self.file,
+                             field=f"paths.{self.paths[0].name}.weight")
+        return values
+
     def environment(self, frame_bytes: int, overrides: dict[str, float] | None = None
                     ) -> dict[str, float]:
         """The variables at a frame size: ``ps``, ``frame`` and the params (with overrides)."""
@@ -134,6 +151,18 @@ class NFModel:
         env = {**self.params, **overrides}
         env.update(ps=float(units.payload_bytes(frame_bytes)), frame=float(frame_bytes))
         return env
+
+
+def _weight(value: Any, where: tuple, doc: Document, params: set[str]) -> Expr:
+    try:
+        expr = Expr.parse(value)
+    except ExprError as exc:
+        raise doc.error(where, str(exc), value) from None
+    unknown = sorted(expr.variables - params)
+    if unknown:
+        raise doc.error(where, f"an expression over the params ({', '.join(sorted(params))})"
+                        if params else "a number (the model has no params)", unknown[0])
+    return expr
 
 
 PACKAGED_DIR = Path(__file__).resolve().parent.parent / "data" / "nfs"
@@ -176,7 +205,8 @@ def parse_nf(text: str, file: str = "<model>") -> NFModel:
     else:
         paths = tuple(
             NFPath(name, _operations(p.operations, ("paths", name, "operations"), doc, variables),
-                   p.weight, p.description)
+                   _weight(p.weight, ("paths", name, "weight"), doc, set(params)),
+                   p.description)
             for name, p in raw.paths.items()
         )
     model = NFModel(raw.name, raw.description.strip(), paths, raw.source, params, docs, file)
@@ -184,6 +214,10 @@ def parse_nf(text: str, file: str = "<model>") -> NFModel:
     for path in model.paths:
         for op in path.operations:
             op.evaluate(env, units.MIN_FRAME_BYTES)
+    try:
+        model.weights(env)
+    except InputError as exc:
+        raise doc.error(tuple(exc.field.split(".")), exc.expected, exc.found) from None
     return model
 
 
