@@ -43,7 +43,7 @@
 #define NFVP_GEN_MAX_FRAME 1518
 #define NFVP_GEN_MAX_FLOWS 65536 /* the src address 10.0.(f >> 8).(f & 255) runs out there */
 #define NFVP_GEN_MAX_MACS 8192
-#define NFVP_GEN_TMPL_SIZE 64 /* per-flow template: the first bytes of the frame */
+#define NFVP_GEN_TMPL_SIZE 128 /* per-flow template: the first bytes of the frame */
 #define NFVP_GEN_SRC_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
 #define NFVP_GEN_DST_IP RTE_IPV4(192, 168, 0, 1)
 #define NFVP_GEN_UDP_DST 9
@@ -51,6 +51,22 @@
 #define NFVP_GEN_UDP_SRC_SPAN 60000
 #define NFVP_GEN_MPLS_LABEL_BASE 100
 #define NFVP_GEN_TTL 64
+#define NFVP_GEN_VIDS 4094 /* VLAN IDs 1..4094 */
+#define NFVP_GEN_GRE_FLAGS 0xa000 /* checksum and key present (RFC 2784, 2890) */
+#define NFVP_GEN_GRE_LEN 12
+#define NFVP_GEN_TUNNEL_SRC RTE_IPV4(198, 51, 100, 1)
+#define NFVP_GEN_TUNNEL_DST RTE_IPV4(198, 51, 100, 2)
+
+/* What the IPv4/UDP packet is carried in. */
+enum nfvp_gen_encap {
+	NFVP_GEN_ENCAP_NONE, /* Ethernet / IPv4 / UDP */
+	NFVP_GEN_ENCAP_MPLS, /* Ethernet / MPLS / IPv4 / UDP */
+	NFVP_GEN_ENCAP_QINQ, /* Ethernet / S-tag / C-tag / IPv4 / UDP (a BNG's access side) */
+	NFVP_GEN_ENCAP_GRE,  /* Ethernet / MPLS / IPv4 / GRE (checksum, key) / IPv4 / UDP: core */
+};
+static const char *const nfvp_gen_encap_names[] = { "none", "mpls", "qinq", "gre" };
+/* Bytes before the (inner) IPv4 header, by encapsulation. */
+static const uint16_t nfvp_gen_l3_off[] = { 14, 18, 22, 14 + 4 + 20 + NFVP_GEN_GRE_LEN };
 
 /* Latency histogram, log-linear: values below 64 ns exact, then 64 sub-buckets per power of
  * two (resolution 1/64, about 1.6 %), up to 2^64 ns so nothing ever needs clamping. */
@@ -70,13 +86,15 @@ struct nfvp_gen_conf {
 	uint32_t in_port;
 	uint32_t out_port;
 	uint32_t drain_ms;
-	bool mpls;
+	enum nfvp_gen_encap encap;
 	bool fdir;
 	bool sleep_idle; /* --idle sleep: sleep until the next burst is due instead of spinning */
 	uint32_t dst_mac_count; /* > 0: packet i's dst MAC is macs[0] + i mod count (low 24 bits) */
 	uint32_t dst_ip_count;  /* > 0: packet i's dst IP is dst_ip_base + (i mod count) x step */
 	uint32_t dst_ip_base;
 	uint32_t dst_ip_step;
+	uint32_t src_mac_count; /* > 0: packet i's src MAC is the default + i mod count */
+	uint32_t vlan_count;    /* > 0 (qinq): packet i's tag pair k = i mod count, see usage */
 };
 
 struct nfvp_gen_stats {
@@ -151,10 +169,18 @@ nfvp_gen_usage(FILE *f)
 		"  --in-port P       port whose rx rings get the packets (default 0)\n"
 		"  --out-port P      port whose tx ring 0 is read (default 1)\n"
 		"  --drain-ms MS     receive time after the last send (default 200)\n"
-		"  --mpls            Ethernet / MPLS / IPv4 / UDP\n"
+		"  --encap E         none: Ethernet / IPv4 / UDP (default); mpls: an MPLS label\n"
+		"                    before IPv4; qinq: S-tag and C-tag before IPv4; gre: MPLS /\n"
+		"                    IPv4 / GRE with checksum and key / IPv4 / UDP (frames >= 96 B;\n"
+		"                    the GRE checksum is the template's: the stamp is not in it)\n"
+		"  --mpls            the same as --encap mpls\n"
 		"  --fdir            pick the rx queue from the vSwitch's flow director table\n"
 		"  --dst-mac-count N packet i's dst MAC: the first --macs + (i mod N), low 24 bits\n"
-		"  --dst-ip-count N  packet i's dst IP: --dst-ip-base + (i mod N) x --dst-ip-step\n"
+		"  --dst-ip-count N  packet i's dst IP: --dst-ip-base + (i mod N) x --dst-ip-step;\n"
+		"                    with --encap gre the inner one, and the GRE key is i mod N\n"
+		"  --src-mac-count N packet i's src MAC: 02:00:00 + (1 + i mod N), low 24 bits\n"
+		"  --vlan-count N    qinq: packet i's S-VID 1 + k / 4094, C-VID 1 + k mod 4094,\n"
+		"                    k = i mod N (default: both 1)\n"
 		"  --idle spin|sleep when paced and idle: spin (default) or nap until the next\n"
 		"                    burst is due (for a CPU shared with NFs)\n"
 		"  --stats-out PATH  write the JSON report there (default: stdout)\n",
@@ -283,6 +309,7 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 		"--ctl", "--frame-bytes", "--rate-pps", "--duration", "--flows", "--macs",
 		"--in-port", "--out-port", "--drain-ms", "--stats-out", "--idle",
 		"--dst-mac-count", "--dst-ip-count", "--dst-ip-base", "--dst-ip-step",
+		"--encap", "--src-mac-count", "--vlan-count",
 	};
 	int i;
 
@@ -395,8 +422,24 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			    b > 255 || cc > 255 || dd > 255)
 				return nfvp_gen_bad_arg(name, "an IPv4 address a.b.c.d", val);
 			c->dst_ip_base = RTE_IPV4(a, b, cc, dd);
+		} else if (strcmp(name, "--src-mac-count") == 0 ||
+			   strcmp(name, "--vlan-count") == 0) {
+			if (nfvp_gen_parse_uint(val, 1, (uint64_t)NFVP_GEN_VIDS * NFVP_GEN_VIDS,
+						&u) != 0)
+				return nfvp_gen_bad_arg(name, "an integer in 1..16760836", val);
+			if (name[2] == 's')
+				c->src_mac_count = (uint32_t)u;
+			else
+				c->vlan_count = (uint32_t)u;
+		} else if (strcmp(name, "--encap") == 0) {
+			for (k = 0; k < RTE_DIM(nfvp_gen_encap_names); k++)
+				if (strcmp(val, nfvp_gen_encap_names[k]) == 0)
+					break;
+			if (k == RTE_DIM(nfvp_gen_encap_names))
+				return nfvp_gen_bad_arg(name, "none, mpls, qinq or gre", val);
+			c->encap = (enum nfvp_gen_encap)k;
 		} else if (strcmp(name, "--mpls") == 0) {
-			c->mpls = true;
+			c->encap = NFVP_GEN_ENCAP_MPLS;
 		} else if (strcmp(name, "--fdir") == 0) {
 			c->fdir = true;
 		} else {
@@ -411,6 +454,15 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 	}
 	if (c->n_macs == 0) {
 		fprintf(stderr, NFVP_GEN_NAME ": --macs: required (at least one dst MAC)\n");
+		return -1;
+	}
+	if (c->encap == NFVP_GEN_ENCAP_GRE && c->frame_bytes < 96) {
+		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes: expected at least 96 with --encap "
+			"gre (78 B of headers and the stamp), found %u\n", c->frame_bytes);
+		return -1;
+	}
+	if (c->vlan_count != 0 && c->encap != NFVP_GEN_ENCAP_QINQ) {
+		fprintf(stderr, NFVP_GEN_NAME ": --vlan-count: needs --encap qinq\n");
 		return -1;
 	}
 	return 0;
@@ -646,45 +698,90 @@ fail:
 	return -1;
 }
 
+/* An IPv4 header of total length len, protocol proto, from src to dst, checksum set. */
+static void
+nfvp_gen_ipv4(struct rte_ipv4_hdr *ip, uint16_t len, uint8_t proto, uint32_t src, uint32_t dst)
+{
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16(len);
+	ip->packet_id = 0;
+	ip->fragment_offset = 0;
+	ip->time_to_live = NFVP_GEN_TTL;
+	ip->next_proto_id = proto;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* Write the encapsulation before the inner IPv4 header: after the Ethernet header, an MPLS
+ * label, a QinQ tag pair (VIDs 1, 1) or a GRE tunnel over MPLS and IPv4 (key 0). */
+static void
+nfvp_gen_build_encap(const struct nfvp_gen *g, uint8_t *buf)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	struct rte_vlan_hdr *tag = (struct rte_vlan_hdr *)(eth + 1);
+	uint8_t *p = (uint8_t *)(eth + 1);
+	uint16_t ip_len = g->data_len - nfvp_gen_l3_off[g->conf.encap];
+
+	switch (g->conf.encap) {
+	case NFVP_GEN_ENCAP_NONE:
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		break;
+	case NFVP_GEN_ENCAP_QINQ:
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ);
+		tag[0].vlan_tci = rte_cpu_to_be_16(1);
+		tag[0].eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		tag[1].vlan_tci = rte_cpu_to_be_16(1);
+		tag[1].eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		break;
+	case NFVP_GEN_ENCAP_MPLS:
+	case NFVP_GEN_ENCAP_GRE:
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS);
+		memcpy(p, &g->mpls[0], sizeof(g->mpls[0]));
+		if (g->conf.encap == NFVP_GEN_ENCAP_GRE) {
+			uint16_t gre[2] = { rte_cpu_to_be_16(NFVP_GEN_GRE_FLAGS),
+					    rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) };
+			struct rte_ipv4_hdr *outer = (struct rte_ipv4_hdr *)(p + 4);
+			uint8_t *h = (uint8_t *)(outer + 1);
+
+			nfvp_gen_ipv4(outer, ip_len + 20 + NFVP_GEN_GRE_LEN, IPPROTO_GRE,
+				      NFVP_GEN_TUNNEL_SRC, NFVP_GEN_TUNNEL_DST);
+			memcpy(h, gre, sizeof(gre)); /* checksum (nfvp_gen_build_frame), reserved
+						       * and key (per packet) follow */
+		}
+		break;
+	}
+}
+
 /* Write flow f's frame (headers, zero payload, no stamp) into buf of g->data_len bytes. */
 static void
 nfvp_gen_build_frame(const struct nfvp_gen *g, uint32_t f, uint8_t *buf)
 {
 	static const uint8_t src_mac[RTE_ETHER_ADDR_LEN] = NFVP_GEN_SRC_MAC;
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
-	size_t l2_len = sizeof(*eth);
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp;
-	uint16_t ip_len;
+	uint16_t l3 = nfvp_gen_l3_off[g->conf.encap];
+	uint16_t ip_len = (uint16_t)(g->data_len - l3);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l3);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 
 	memset(buf, 0, g->data_len);
 	rte_ether_addr_copy(&g->conf.macs[0], &eth->dst_addr);
 	memcpy(eth->src_addr.addr_bytes, src_mac, sizeof(src_mac));
-	if (g->conf.mpls) {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS);
-		memcpy(buf + l2_len, &g->mpls[0], sizeof(g->mpls[0]));
-		l2_len += sizeof(g->mpls[0]);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	}
-	ip_len = (uint16_t)(g->data_len - l2_len);
-	ip = (struct rte_ipv4_hdr *)(buf + l2_len);
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16(ip_len);
-	ip->packet_id = 0;
-	ip->fragment_offset = 0;
-	ip->time_to_live = NFVP_GEN_TTL;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff));
-	ip->dst_addr = rte_cpu_to_be_32(g->conf.dst_ip_base);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp = (struct rte_udp_hdr *)(ip + 1);
+	nfvp_gen_build_encap(g, buf);
+	nfvp_gen_ipv4(ip, ip_len, IPPROTO_UDP, RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff),
+		      g->conf.dst_ip_base);
 	udp->src_port = rte_cpu_to_be_16(NFVP_GEN_UDP_SRC_BASE + f % NFVP_GEN_UDP_SRC_SPAN);
 	udp->dst_port = rte_cpu_to_be_16(NFVP_GEN_UDP_DST);
 	udp->dgram_len = rte_cpu_to_be_16(ip_len - sizeof(*ip));
 	udp->dgram_cksum = 0;
+	if (g->conf.encap == NFVP_GEN_ENCAP_GRE) {
+		uint8_t *gre = buf + l3 - NFVP_GEN_GRE_LEN;
+		uint16_t sum = (uint16_t)~rte_raw_cksum(gre, NFVP_GEN_GRE_LEN + ip_len);
+
+		memcpy(gre + 4, &sum, sizeof(sum));
+	}
 }
 
 /* The templates: per flow the first head_len bytes (all the headers), and one shared tail.
@@ -695,7 +792,7 @@ nfvp_gen_build(struct nfvp_gen *g)
 	uint8_t *frame = NULL;
 	uint32_t f, k;
 
-	if (g->conf.mpls) {
+	if (g->conf.encap == NFVP_GEN_ENCAP_MPLS || g->conf.encap == NFVP_GEN_ENCAP_GRE) {
 		g->mpls = calloc(g->conf.n_macs, sizeof(*g->mpls));
 		if (g->mpls == NULL)
 			goto nomem;
@@ -775,14 +872,32 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 			d[4] = (uint8_t)(low >> 8);
 			d[5] = (uint8_t)low;
 		}
+		if (g->conf.src_mac_count != 0) {
+			uint32_t low = 1 + (uint32_t)(g->seq % g->conf.src_mac_count);
+
+			d[9] = (uint8_t)(low >> 16);
+			d[10] = (uint8_t)(low >> 8);
+			d[11] = (uint8_t)low;
+		}
+		if (g->conf.vlan_count != 0) {
+			uint32_t k = (uint32_t)(g->seq % g->conf.vlan_count);
+			struct rte_vlan_hdr *tag = (struct rte_vlan_hdr *)(d +
+				sizeof(struct rte_ether_hdr));
+
+			tag[0].vlan_tci = rte_cpu_to_be_16((uint16_t)(1 + k / NFVP_GEN_VIDS));
+			tag[1].vlan_tci = rte_cpu_to_be_16((uint16_t)(1 + k % NFVP_GEN_VIDS));
+		}
 		if (g->conf.dst_ip_count != 0) {
+			uint32_t k = (uint32_t)(g->seq % g->conf.dst_ip_count);
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d +
-				sizeof(struct rte_ether_hdr) + (g->mpls != NULL ? 4 : 0));
+				nfvp_gen_l3_off[g->conf.encap]);
 
 			ip->dst_addr = rte_cpu_to_be_32(g->conf.dst_ip_base +
-				(uint32_t)(g->seq % g->conf.dst_ip_count) * g->conf.dst_ip_step);
+							k * g->conf.dst_ip_step);
 			ip->hdr_checksum = 0;
 			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			if (g->conf.encap == NFVP_GEN_ENCAP_GRE) /* the key */
+				*(rte_be32_t *)((uint8_t *)ip - 4) = rte_cpu_to_be_32(k);
 		}
 		g->seq++;
 		s->magic = NFVP_STAMP_MAGIC;

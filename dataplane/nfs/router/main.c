@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_lpm.h>
 
+#include "../common/cksum.h"
 #include "../common/nf_eal.h"
 #include "nfvp_nf.h"
 
@@ -24,18 +25,6 @@ static struct {
 } rt = { .routes = 65536, .long_routes = 4096, .ports = 1 };
 
 static const struct rte_ether_addr router_mac = { { 0x02, 0x00, 0x00, 0x00, 0xee, 0x01 } };
-
-/* RFC 1624 eqn. 3 for one 16-bit word changing from m to m2 (network order in and out). */
-static inline uint16_t
-cksum_update(uint16_t hc, uint16_t m, uint16_t m2)
-{
-	uint32_t s = (uint16_t)~rte_be_to_cpu_16(hc) + (uint16_t)~rte_be_to_cpu_16(m) +
-		     rte_be_to_cpu_16(m2);
-
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return rte_cpu_to_be_16((uint16_t)~s);
-}
 
 static uint16_t
 router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
@@ -58,8 +47,8 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		}
 		old = *(uint16_t *)&ip->time_to_live;             /* TTL and protocol */
 		ip->time_to_live--;
-		ip->hdr_checksum = cksum_update(ip->hdr_checksum, old,
-						*(uint16_t *)&ip->time_to_live);
+		ip->hdr_checksum = nfvp_cksum_update(ip->hdr_checksum, old,
+						     *(uint16_t *)&ip->time_to_live);
 		eth->dst_addr = (struct rte_ether_addr){ { 0x02, 0, 0, 0, (uint8_t)(hop >> 8),
 							   (uint8_t)hop } };
 		eth->src_addr = router_mac;

@@ -21,13 +21,16 @@ from nfvperf.errors import InputError
 
 @dataclass(frozen=True)
 class Traffic:
-    """One traffic pattern for an NF: the generator's options, the NF's and the model's."""
+    """One traffic pattern for an NF: the generator's options, the NF's and the model's (its
+    params, and the path these packets take: None for the model's mix or only path)."""
 
     name: str
     gen: tuple[str, ...] = ()
     nf_args: tuple[str, ...] = ()
     params: dict[str, float] = field(default_factory=dict)
     mpls: bool = False
+    path: str | None = None
+    min_frame: int = 64
 
 
 def cases(quick: bool) -> dict[str, list[Traffic]]:
@@ -35,6 +38,9 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
     routes that end within the first DIR-24-8 table or need the second)."""
     entries = 1 << 16 if quick else 1 << 21
     table = ("--entries", str(entries), "--port-base", "1")
+    subs = 1 << 16 if quick else 1 << 20     # the paper's 16M does not fit 1 GB of hugepages
+    bng = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
+    bng_params = {"subscribers": subs, "core_entries": 2 * subs}
     return {
         "l2fwd": [
             Traffic("1 destination", nf_args=table, params={"entries": entries}),
@@ -44,6 +50,8 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
         "learnsw": [
             Traffic("1 destination", nf_args=table, params={"entries": entries}),
             Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
+                    nf_args=table, params={"entries": entries}),
+            Traffic(f"{entries} sources", gen=("--src-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
         ],
         "router": [
@@ -55,6 +63,16 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
                     nf_args=("--port-base", "1"), params={"prefix_bytes": 4}),
         ],
         "mpls": [Traffic("one label", mpls=True)],
+        "bng": [
+            Traffic(f"access, {subs} subscribers, /24 routes", path="access",
+                    gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",
+                         "10.0.0.1", "--dst-ip-step", "256", "--dst-ip-count", "65536"),
+                    nf_args=bng, params={**bng_params, "prefix_bytes": 3}),
+            Traffic(f"core, {subs} subscribers", path="core", min_frame=96,
+                    gen=("--encap", "gre", "--dst-ip-base", "10.0.0.1", "--dst-ip-count",
+                         str(subs)),
+                    nf_args=(*bng, "--core-fill", str(subs)), params=bng_params),
+        ],
     }
 
 
@@ -122,7 +140,8 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     unknown = [n for n in nfs if n not in table]
     if unknown:
         raise InputError(", ".join(table), unknown[0], field="--nf")
-    jobs = [(nf, t, size) for nf in nfs for t in table[nf] for size in frame_sizes]
+    jobs = [(nf, t, size) for nf in nfs for t in table[nf] for size in frame_sizes
+            if size >= t.min_frame]
     rows = []
     for i, (nf, traffic, size) in enumerate(jobs):
         if progress:
@@ -132,7 +151,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         for _ in range(repeats):
             placed, ratio = _as_placed_now(platform, int(platform.cache.l2_bytes))
             m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
-            m["estimate"] = estimate(model, placed, frame_bytes=size, params=traffic.params)[0]
+            rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params)
+            m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \
+                if traffic.path else rows_est[-1]
             m["ratio"] = ratio
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
@@ -141,7 +162,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         est = m["estimate"]
         top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
         rows.append({
-            "nf": nf, "packet_size": size, "traffic": traffic.name,
+            "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
             "platform": platform.name,
             "estimated_cycles": est.cycles_per_packet,
             "measured_cycles": m["loop_cycles"],

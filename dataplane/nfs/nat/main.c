@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* nat: a source NAT with port translation (NAPT) for IPv4 UDP and TCP (Ethernet / IPv4 /
+ * UDP|TCP, untagged). The connection table is an rte_hash keyed by the packet's 5-tuple (src IP,
+ * dst IP, src port, dst port, protocol; 16 B); the position it returns indexes an array of
+ * entries (the address and port to write, the ones they replace, the last-seen TSC).
+ *
+ * Outbound (destination != --public-ip): a hit rewrites the source address to the public IP and
+ * the source port to the connection's public port. A miss opens a connection: it takes the next
+ * public port, and adds both the outbound key and the reverse key (remote IP, public IP, remote
+ * port, public port, protocol) that replies carry. Public ports are handed out in the order
+ * connections open, one per connection, UDP and TCP alike: --port-min (1024), --port-min + 1,
+ * ... up to 65535, never reused (connections do not expire). Table full (--entries connections,
+ * 64K; 2 keys each) or ports exhausted: dropped.
+ * Inbound (destination == --public-ip): the reverse key's entry gives the inside address and
+ * port, written as destination; a miss is dropped.
+ * The IPv4 header checksum and the UDP/TCP checksum (its pseudo-header share too) are updated
+ * incrementally (RFC 1624); a UDP checksum of 0 (none) stays 0. Dropped as well: not IPv4, not
+ * UDP or TCP, fragments but the first (offset != 0: they carry no ports), truncated headers.
+ * The output port is the chain's. Its EO model is model.yaml beside this file. */
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#include "../common/nf_eal.h"
+#include "nfvp_nf.h"
+
+#define NAT_MAX_ENTRIES (1u << 24)
+#define NAT_MIN_KEYS 8u /* rte_hash wants at least a bucket's worth (--entries is enforced) */
+
+/* A 5-tuple as the packet carries it (network order); pad zeroed: it is hashed and compared. */
+struct nat_key {
+	rte_be32_t src_ip, dst_ip;
+	rte_be16_t src_port, dst_port;
+	uint8_t proto;
+	uint8_t pad[3];
+};
+static_assert(sizeof(struct nat_key) == 16, "nat_key: 16 B, no hidden padding");
+
+/* One per key, at the key's position: outbound, addr/port are the public ones and orig_* the
+ * inside ones; inbound (the reverse key), the other way round. */
+struct nat_entry {
+	rte_be32_t addr;      /* written into the packet */
+	rte_be16_t port;
+	rte_be16_t orig_port; /* what they replace */
+	rte_be32_t orig_addr;
+	int32_t peer;         /* the other direction's position */
+	uint64_t last_seen;   /* TSC */
+};
+
+/* What the burst handler keeps of a parsed packet. */
+struct nat_pkt {
+	struct nat_key key;
+	struct rte_ipv4_hdr *ip;
+	rte_be16_t *l4;       /* the UDP or TCP header: source port, destination port, ... */
+	uint8_t csum;         /* the L4 checksum's index in l4[] */
+};
+
+static struct {
+	uint32_t entries, conns, port_min, next_port;
+	rte_be32_t public_ip;
+	struct rte_hash *hash;
+	struct nat_entry *table;
+} nat = { .entries = 65536, .port_min = 1024, .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
+
+/* The one's complement sum of a 32-bit word's two halves (any byte order: the sum commutes). */
+static inline uint32_t
+sum32(uint32_t w)
+{
+	return (w & 0xffff) + (w >> 16);
+}
+
+/* RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), where s is the sum of ~m and m' over the changed
+ * words (raw network-order values in and out). */
+static inline uint16_t
+cksum_adjust(uint16_t hc, uint32_t s)
+{
+	s += (uint16_t)~hc;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* Ethernet / IPv4 / UDP|TCP with its headers in the first segment, not a later fragment:
+ * 0 and p filled in, else -1 (drop). */
+static inline int
+nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	uint32_t len = rte_pktmbuf_data_len(m), hl, need;
+
+	if (len < sizeof(*eth) + sizeof(*ip) ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || (ip->version_ihl >> 4) != 4 ||
+	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return -1;
+	hl = rte_ipv4_hdr_len(ip);
+	if (ip->next_proto_id == IPPROTO_UDP) {
+		need = 8;
+		p->csum = 3;
+	} else if (ip->next_proto_id == IPPROTO_TCP) {
+		need = 20;
+		p->csum = 8;
+	} else {
+		return -1;
+	}
+	if (hl < sizeof(*ip) || len < sizeof(*eth) + hl + need)
+		return -1;
+	p->ip = ip;
+	p->l4 = (rte_be16_t *)((uint8_t *)ip + hl);
+	p->key = (struct nat_key){ .src_ip = ip->src_addr, .dst_ip = ip->dst_addr,
+				   .src_port = p->l4[0], .dst_port = p->l4[1],
+				   .proto = ip->next_proto_id };
+	return 0;
+}
+
+/* A new outbound connection for key k: the next public port, both keys added. The outbound
+ * key's position, or -1 (table full, ports exhausted). */
+static int32_t
+nat_open(const struct nat_key *k)
+{
+	rte_be16_t port = rte_cpu_to_be_16((uint16_t)nat.next_port);
+	struct nat_key rev = { .src_ip = k->dst_ip, .dst_ip = nat.public_ip,
+			       .src_port = k->dst_port, .dst_port = port, .proto = k->proto };
+	int32_t out, in;
+
+	if (nat.conns >= nat.entries || nat.next_port > 65535)
+		return -1;
+	out = rte_hash_add_key(nat.hash, k);
+	if (out < 0)
+		return -1;
+	in = rte_hash_add_key(nat.hash, &rev);
+	if (in < 0) {
+		rte_hash_del_key(nat.hash, k);
+		return -1;
+	}
+	nat.table[out] = (struct nat_entry){ .addr = nat.public_ip, .port = port,
+					     .orig_addr = k->src_ip, .orig_port = k->src_port,
+					     .peer = in };
+	nat.table[in] = (struct nat_entry){ .addr = k->src_ip, .port = k->src_port,
+					    .orig_addr = nat.public_ip, .orig_port = port,
+					    .peer = out };
+	nat.next_port++;
+	nat.conns++;
+	return out;
+}
+
+/* Write the entry's address and port: as source outbound, as destination inbound; fix the IPv4
+ * and L4 checksums for them; refresh the entry's timestamp. */
+static inline void
+nat_rewrite(struct nat_pkt *p, struct nat_entry *e, int out, uint64_t now)
+{
+	struct rte_ipv4_hdr *ip = p->ip;
+	rte_be16_t *port = &p->l4[out ? 0 : 1], *l4sum = &p->l4[p->csum];
+	uint32_t old, s;
+
+	if (out) {
+		old = ip->src_addr;
+		ip->src_addr = e->addr;
+	} else {
+		old = ip->dst_addr;
+		ip->dst_addr = e->addr;
+	}
+	s = sum32(~old) + sum32(e->addr);
+	ip->hdr_checksum = cksum_adjust(ip->hdr_checksum, s);
+	if (*l4sum != 0 || ip->next_proto_id == IPPROTO_TCP) {
+		*l4sum = cksum_adjust(*l4sum, s + (uint16_t)~*port + e->port);
+		if (*l4sum == 0 && ip->next_proto_id == IPPROTO_UDP)
+			*l4sum = 0xffff; /* 0 would say "no checksum" */
+	}
+	*port = e->port;
+	e->last_seen = now;
+}
+
+static uint16_t
+nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *valid[NFVP_NF_MAX_BURST], *dropped[NFVP_NF_MAX_BURST];
+	struct nat_pkt p[NFVP_NF_MAX_BURST];
+	const void *keys[NFVP_NF_MAX_BURST];
+	int32_t pos[NFVP_NF_MAX_BURST];
+	uint64_t now = rte_rdtsc();
+	uint16_t i, v = 0, k = 0, d = 0;
+	int opened = 0;
+
+	(void)nf;
+	for (i = 0; i < n; i++) {
+		if (nat_parse(pkts[i], &p[v]) < 0) {
+			dropped[d++] = pkts[i];
+			continue;
+		}
+		keys[v] = &p[v].key;
+		valid[v++] = pkts[i];
+	}
+	if (v > 0)
+		rte_hash_lookup_bulk(nat.hash, keys, v, pos);
+	for (i = 0; i < v; i++) {
+		int out = p[i].key.dst_ip != nat.public_ip;
+
+		/* a connection opened earlier in this burst is not in the bulk lookup's answer */
+		if (pos[i] < 0 && opened)
+			pos[i] = rte_hash_lookup(nat.hash, &p[i].key);
+		if (pos[i] < 0 && out) {
+			pos[i] = nat_open(&p[i].key);
+			opened |= pos[i] >= 0;
+		}
+		if (pos[i] < 0) {
+			dropped[d++] = valid[i];
+			continue;
+		}
+		nat_rewrite(&p[i], &nat.table[pos[i]], out, now);
+		pkts[k++] = valid[i];
+	}
+	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
+	return k;
+}
+
+static int
+nat_setup(struct nfvp_nf *nf)
+{
+	struct rte_hash_parameters hp = {
+		.name = "nat", .entries = RTE_MAX(2 * nat.entries, NAT_MIN_KEYS),
+		.key_len = sizeof(struct nat_key),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE, /* every key fits, however they hash */
+	};
+	int32_t max;
+
+	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
+		return -ENODEV;
+	nat.hash = rte_hash_create(&hp);
+	max = nat.hash ? rte_hash_max_key_id(nat.hash) : -1;
+	if (max >= 0)
+		nat.table = rte_zmalloc("nat", ((size_t)max + 1) * sizeof(nat.table[0]),
+					RTE_CACHE_LINE_SIZE);
+	if (nat.table == NULL) {
+		fprintf(stderr, "nat: --entries: no table for %u connections\n", nat.entries);
+		return -ENOMEM;
+	}
+	nat.next_port = nat.port_min;
+	return 0;
+}
+
+static int
+nat_opt(int key, const char *value)
+{
+	struct in_addr a;
+	char *end;
+	unsigned long v;
+
+	if (key == 'i') {
+		if (inet_pton(AF_INET, value, &a) != 1) {
+			fprintf(stderr, "nat: --public-ip: expected A.B.C.D, found \"%s\"\n", value);
+			return -1;
+		}
+		nat.public_ip = a.s_addr;
+		return 0;
+	}
+	v = strtoul(value, &end, 0);
+	if (*end != '\0' || *value == '\0' || *value == '-' || v == 0 ||
+	    (key == 'e' && v > NAT_MAX_ENTRIES) || (key == 'm' && v > 65535)) {
+		fprintf(stderr, "nat: expected a count in range, found \"%s\"\n", value);
+		return -1;
+	}
+	if (key == 'e')
+		nat.entries = v;
+	else
+		nat.port_min = v;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct nfvp_nf_ops ops = { .setup = nat_setup, .burst = nat_burst };
+	static const struct option opts[] = {
+		{ "entries", required_argument, NULL, 'e' },
+		{ "public-ip", required_argument, NULL, 'i' },
+		{ "port-min", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return nfvp_nf_main(argc, argv, "nat", &ops, opts, nat_opt);
+}
