@@ -41,6 +41,7 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
     subs = 1 << 16 if quick else 1 << 20     # the paper's 16M does not fit 1 GB of hugepages
     bng = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
     bng_params = {"subscribers": subs, "core_entries": 2 * subs}
+    conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
     return {
         "l2fwd": [
             Traffic("1 destination", nf_args=table, params={"entries": entries}),
@@ -63,6 +64,11 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
                     nf_args=("--port-base", "1"), params={"prefix_bytes": 4}),
         ],
         "mpls": [Traffic("one label", mpls=True)],
+        "nat": [
+            Traffic("1 flow", nf_args=("--entries", str(conns)), params={"entries": conns}),
+            Traffic(f"{conns} flows", gen=("--flows", str(conns)),
+                    nf_args=("--entries", str(conns)), params={"entries": conns}),
+        ],
         "bng": [
             Traffic(f"access, {subs} subscribers, /24 routes", path="access",
                     gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",

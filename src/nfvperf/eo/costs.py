@@ -132,10 +132,12 @@ def inc_checksum(ctx: MappingContext, a: dict[str, float]) -> Cost:
     p = ctx.platform
     per_word = p.instructions.inc_checksum_cycles_per_word
     if per_word is not None:
+        fixed = p.instructions.inc_checksum_fixed_cycles
         words = ceil(a["b"] / CHECKSUM_WORD_BYTES)
         dram = _lines(a["b"], p) if p.conventions.inc_checksum_memory_access else 0
-        return Cost(per_word * words, dram, f"{_n(per_word)}·⌈{_n(a['b'])}/"
-                    f"{CHECKSUM_WORD_BYTES}⌉" + (f" + {dram} DRAM" if dram else ""))
+        return Cost(per_word * words + fixed, dram, f"{_n(per_word)}·⌈{_n(a['b'])}/"
+                    f"{CHECKSUM_WORD_BYTES}⌉" + (f" + {_n(fixed)}" if fixed else "")
+                    + (f" + {dram} DRAM" if dram else ""))
     return _checksum(ctx, a["b"], accesses=p.conventions.inc_checksum_memory_access)
 
 

@@ -133,6 +133,9 @@ class Instructions(FileModel):
     inc_checksum_cycles_per_word: Cycles | None = Field(
         None, description="inc_checksum: cycles per changed 16-bit word (RFC 1624), measured; "
         "unset: the checksum formula over the changed bytes, as the paper")
+    inc_checksum_fixed_cycles: Cycles = Field(
+        0, description="inc_checksum: cycles per update besides its words (the fold), measured; "
+        "read only with inc_checksum_cycles_per_word")
 
 
 class Conventions(FileModel):
