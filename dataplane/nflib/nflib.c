@@ -407,7 +407,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 		k = nf->ops->burst(nf, pkts, n);
 		t0 = rte_rdtsc() - t0;
 		st->busy_cycles += t0;
-		st->handler_hist[RTE_MIN(t0 / n, NFVP_CYCLE_BINS - 1u)] += n;
+		st->handler_hist[nfvp_cycle_bin(t0 / n)] += n;
 		if (k > n)
 			k = n;
 		st->rx += n;
@@ -419,7 +419,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 			shared_send(nf, pkts, n, k);
 		t_loop = rte_rdtsc() - t_loop;
 		st->loop_cycles += t_loop;
-		st->loop_hist[RTE_MIN(t_loop / n, NFVP_CYCLE_BINS - 1u)] += n;
+		st->loop_hist[nfvp_cycle_bin(t_loop / n)] += n;
 		if (nf->max_pkts && st->rx >= nf->max_pkts)
 			break;
 		if ((++loops & 4095) == 0 && now_s() > end_s)

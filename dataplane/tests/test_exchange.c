@@ -194,6 +194,27 @@ test_semaphore_wakes_on_batch_or_age(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
+/* NF cycle histograms: exact below 256, then bins about 3 % wide whose middles are within 1.6 %
+ * of every value in them, in order, up to 65535; everything above in the last bin. */
+static void
+test_cycle_bins_cover_the_range_in_order(void)
+{
+	unsigned int prev = 0, c, bad = 0;
+
+	CHECK(nfvp_cycle_bin(0) == 0 && nfvp_cycle_bin(255) == 255);
+	CHECK(nfvp_cycle_bin(256) == 256 && nfvp_cycle_bin(0xffff) == NFVP_CYCLE_BINS - 1);
+	CHECK(nfvp_cycle_bin(1u << 30) == NFVP_CYCLE_BINS - 1);
+	for (c = 1; c <= 0xffff; c++) {
+		unsigned int b = nfvp_cycle_bin(c);
+		double mid = nfvp_cycle_bin_mid(b);
+
+		if (b < prev || b > prev + 1 || mid < 0.984 * c - 0.5 || mid > 1.016 * c + 0.5)
+			bad++;
+		prev = b;
+	}
+	CHECK(bad == 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,6 +242,7 @@ main(int argc, char **argv)
 	test_a_full_ring_drops_and_frees();
 	test_a_dead_nfs_mbufs_come_back();
 	test_semaphore_wakes_on_batch_or_age();
+	test_cycle_bins_cover_the_range_in_order();
 	printf("%d passed, %d failed\n", passed, failed);
 	rte_eal_cleanup();
 	return failed ? 1 : 0;

@@ -23,19 +23,20 @@ hist(FILE *f, const char *name, const uint64_t *h)
 	fprintf(f, "]");
 }
 
-/* The median of a cycles-per-packet histogram (packets weigh), or -1 when empty. */
-static int
+/* The median of a cycles-per-packet histogram (packets weigh; a bin's middle), or -1 when
+ * empty. */
+static double
 hist_median(const uint64_t *h)
 {
 	uint64_t total = 0, cum = 0;
-	int i;
+	unsigned int i;
 
 	for (i = 0; i < NFVP_CYCLE_BINS; i++)
 		total += h[i];
 	for (i = 0; i < NFVP_CYCLE_BINS && total > 0; i++) {
 		cum += h[i];
 		if (2 * cum >= total)
-			return i;
+			return nfvp_cycle_bin_mid(i);
 	}
 	return -1;
 }
@@ -52,7 +53,7 @@ nf_json(FILE *f, const struct vs_nf *nf)
 		", "
 		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
 		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 ", "
-		"\"loop_cycles_median\": %d, \"handler_cycles_median\": %d}",
+		"\"loop_cycles_median\": %.1f, \"handler_cycles_median\": %.1f}",
 		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
 		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
 		s->loop_cycles,

@@ -499,7 +499,8 @@ def validate_dataplane(
         "--platform", "-p", help="Profile of this host (default: run `calibrate --quick` "
         "first).")] = None,
     nf: Annotated[Optional[list[str]], typer.Option(
-        "--nf", help="NFs to validate (repeatable): l2fwd, learnsw, router, mpls.")] = None,
+        "--nf", help="NFs to validate (repeatable): l2fwd, learnsw, router, mpls, nat, bng "
+        "(default: all).")] = None,
     packet_sizes: Annotated[Optional[str], typer.Option(
         "--packet-sizes", help="Frame sizes, comma-separated.")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Small tables, two frame sizes, "
@@ -517,7 +518,7 @@ def validate_dataplane(
     import tempfile
 
     from nfvperf.dataplane.sweep import parse_list
-    from nfvperf.dataplane.validate import html_report, plot as draw, validate
+    from nfvperf.dataplane.validate import cases, html_report, plot as draw, validate
     from nfvperf.units import check_frame_bytes
 
     _quiet(quiet)
@@ -535,7 +536,7 @@ def validate_dataplane(
             platform = str(Path(tmp) / "host.yaml")
             Path(platform).write_text(text)
         with _stages() as say:
-            rows = validate(platform, nf or ["l2fwd", "learnsw", "router", "mpls"], sizes,
+            rows = validate(platform, nf or list(cases(quick)), sizes,
                             quick=quick,
                             duration_s=0.5 if quick else 1.0, repeats=1 if quick else 3,
                             progress=say)
