@@ -33,20 +33,40 @@ class Traffic:
     min_frame: int = 64
 
 
+def _bng(subs: int) -> list[Traffic]:
+    """The BNG's two directions over `subs` subscribers: QinQ tag pairs swept over the
+    subscriber table towards /24 routes; GRE keys and inner addresses swept over the core
+    table (filled with as many customers)."""
+    args = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
+    params = {"subscribers": subs, "core_entries": 2 * subs}
+    return [
+        Traffic(f"access, {subs} subscribers, /24 routes", path="access",
+                gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",
+                     "10.0.0.1", "--dst-ip-step", "256", "--dst-ip-count", "65536"),
+                nf_args=args, params={**params, "prefix_bytes": 3}),
+        Traffic(f"core, {subs} subscribers", path="core", min_frame=96,
+                gen=("--encap", "gre", "--dst-ip-base", "10.0.0.1", "--dst-ip-count",
+                     str(subs)),
+                nf_args=(*args, "--core-fill", str(subs)), params=params),
+    ]
+
+
 def cases(quick: bool) -> dict[str, list[Traffic]]:
-    """The NFs validated and the traffic each needs (the paper's few vs many destinations;
-    routes that end within the first DIR-24-8 table or need the second)."""
+    """The NFs validated and the traffic each needs: the paper's few vs many destinations
+    (and destinations the table lacks: its hit rate), sources spread over the table, routes that
+    end within the first DIR-24-8 table or need the second, one flow vs many, tables that fit
+    the caches vs tables in DRAM."""
     entries = 1 << 16 if quick else 1 << 21
     table = ("--entries", str(entries), "--port-base", "1")
-    subs = 1 << 16 if quick else 1 << 20     # the paper's 16M does not fit 1 GB of hugepages
-    bng = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
-    bng_params = {"subscribers": subs, "core_entries": 2 * subs}
     conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
     return {
         "l2fwd": [
             Traffic("1 destination", nf_args=table, params={"entries": entries}),
             Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
+            Traffic(f"{2 * entries} destinations, half unknown (dropped)",
+                    gen=("--dst-mac-count", str(2 * entries)), nf_args=table,
+                    params={"entries": entries}),
         ],
         "learnsw": [
             Traffic("1 destination", nf_args=table, params={"entries": entries}),
@@ -69,16 +89,9 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
             Traffic(f"{conns} flows", gen=("--flows", str(conns)),
                     nf_args=("--entries", str(conns)), params={"entries": conns}),
         ],
-        "bng": [
-            Traffic(f"access, {subs} subscribers, /24 routes", path="access",
-                    gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",
-                         "10.0.0.1", "--dst-ip-step", "256", "--dst-ip-count", "65536"),
-                    nf_args=bng, params={**bng_params, "prefix_bytes": 3}),
-            Traffic(f"core, {subs} subscribers", path="core", min_frame=96,
-                    gen=("--encap", "gre", "--dst-ip-base", "10.0.0.1", "--dst-ip-count",
-                         str(subs)),
-                    nf_args=(*bng, "--core-fill", str(subs)), params=bng_params),
-        ],
+        # 64K subscribers: tables in L3; 1M: in DRAM (the paper's 16M does not fit 1 GB of
+        # hugepages)
+        "bng": _bng(1 << 16) + ([] if quick else _bng(1 << 20)),
     }
 
 
