@@ -216,7 +216,7 @@ def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
     from nfvperf.plots import pyplot, save_png
 
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = plt.subplots(figsize=(9.5, 4))
     mine = [r for r in rows if r["nf"] == nf]
     for traffic in dict.fromkeys(r["traffic"] for r in mine):
         pts = sorted((r for r in mine if r["traffic"] == traffic), key=lambda r: r["packet_size"])
@@ -234,7 +234,7 @@ def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
     ax.set_ylabel("Mpps on one core")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(f"{nf}: estimate vs data plane ({mine[0]['platform']})", fontsize=10)
     fig.tight_layout()
     save_png(fig, path)
