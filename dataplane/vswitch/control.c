@@ -291,15 +291,23 @@ chain_add(struct vswitch *vs, int fd, char *args)
 	}
 	c.out_port = port;
 	for (name = strtok_r(nfs_s, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		int nf = find_nf(vs, name);
+		int svc = vs_service_find(vs, name);
+		int nf = svc >= 0 ? 0 : find_nf(vs, name);
 
 		if (nf < 0 || c.len == NFVP_MAX_CHAIN_LEN) {
 			snprintf(msg, sizeof(msg), nf < 0 ?
-				 "error chain nf: expected the name of an attached NF, found \"%s\"" :
+				 "error chain nf: expected the name of an attached NF or a service, "
+				 "found \"%s\"" :
 				 "error chain: expected at most 16 NFs, found more at \"%s\"", name);
 			reply(fd, msg, -1);
 			return;
 		}
+		if (svc >= 0 && c.len == 0 && vs->fdir != NULL) {
+			reply(fd, "error chain: fdir steers to one NF, expected an NF (not a service) "
+			      "first", -1);
+			return;
+		}
+		c.svc[c.len] = (uint16_t)(svc + 1);
 		c.nf[c.len++] = nf;
 	}
 	chain_del(vs, id);
@@ -362,6 +370,11 @@ command(struct vswitch *vs, int fd, char *msg)
 			vs->default_chain = (int)id;
 			reply(fd, "ok", -1);
 		}
+	} else if (strncmp(msg, "service ", 8) == 0) {
+		char big[NFVP_CTL_MSG];
+
+		vs_service_command(vs, msg + 8, big, sizeof(big));
+		reply(fd, big, -1);
 	} else if (strncmp(msg, "chain del ", 10) == 0) {
 		chain_del(vs, strtoul(msg + 10, NULL, 10) % NFVP_MAX_CHAINS);
 		reply(fd, "ok", -1);
@@ -379,7 +392,8 @@ command(struct vswitch *vs, int fd, char *msg)
 		vs->quit = 1;
 		reply(fd, "ok", -1);
 	} else {
-		snprintf(out, sizeof(out), "error expected attach, chain, start, status, stats or quit, "
+		snprintf(out, sizeof(out), "error expected attach, chain, service, start, status, stats "
+			 "or quit, "
 			 "found \"%.64s\"", msg);
 		reply(fd, out, -1);
 	}

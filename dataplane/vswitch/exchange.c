@@ -124,7 +124,18 @@ vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
 			    : c->out_port, m);
 		return;
 	}
-	nf = &vs->nfs[c->nf[meta->hop]];
+	if (c->svc[meta->hop] != 0) {
+		int id = vs_service_pick(vs, &vs->services[c->svc[meta->hop] - 1], m);
+
+		if (id < 0) {
+			vs->drops.nf_absent++;
+			vs_free(vs, m);
+			return;
+		}
+		nf = &vs->nfs[id];
+	} else {
+		nf = &vs->nfs[c->nf[meta->hop]];
+	}
 	if (!nf->alive) {
 		vs->drops.nf_absent++;
 		vs_free(vs, m);

@@ -194,7 +194,8 @@ vs_init(struct vswitch *vs)
 	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
 	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));
 	vs->aging = calloc(vs->cfg.max_nfs, sizeof(*vs->aging));
-	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging)
+	vs->services = calloc(VS_MAX_SERVICES, sizeof(*vs->services));
+	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging || !vs->services)
 		return -ENOMEM;
 	rc = tables_create(vs);
 	/* EAL's --vdev ports first (they exist already), then the ring ports for nfvp-gen */

@@ -96,7 +96,9 @@ write_json(const struct vswitch *vs, FILE *f)
 		fprintf(f, "%s", i ? ", " : "");
 		nf_json(f, &vs->nfs[i]);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "], ");
+	vs_service_json(f, vs);
+	fprintf(f, "}\n");
 	return ferror(f) ? -EIO : 0;
 }
 

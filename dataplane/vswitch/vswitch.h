@@ -5,6 +5,7 @@
 #define NFVP_VSWITCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <rte_ether.h>
@@ -73,12 +74,44 @@ struct vs_nf {
 	struct vs_pending pend;
 };
 
+#define VS_MAX_SERVICES 64
+#define VS_MAX_INST 16
+#define VS_MAGLEV_M 4093       /* prime; over 100 slots an instance keeps their shares even */
+#define VS_FLOW_ENTRIES 65536  /* pinned flows per service */
+
+enum vs_policy { VS_POL_FLOW, VS_POL_WEIGHTED, VS_POL_RR, VS_POL_NF_AWARE };
+extern const char *const vs_policy_names[];
+
+/* A chain step served by parallel instances of an NF (service.c). */
+struct vs_service {
+	int used;
+	char name[64];
+	enum vs_policy policy;
+	int stateless;
+	int cost_bytes;          /* nf-aware: the NF's cost follows bytes (else packets) */
+	uint32_t large_bytes;    /* nf-aware: a flow whose first frame has this many is large */
+	uint16_t n;
+	uint16_t nf[VS_MAX_INST];
+	uint32_t weight[VS_MAX_INST];
+	uint16_t maglev[VS_MAGLEV_M];
+	uint64_t rr;
+	struct rte_hash *flows;  /* flow key -> instance index */
+	uint64_t inst_pkts[VS_MAX_INST], inst_bytes[VS_MAX_INST], inst_flows[VS_MAX_INST];
+	double inst_load[VS_MAX_INST];  /* nf-aware: decayed cost given to each instance */
+	double class_load[2];           /* nf-aware: decayed cost of small [0] and large [1] */
+	unsigned int n_large;           /* nf-aware: instances 0..n_large) serve large flows */
+	uint64_t decay_tsc;
+	uint64_t unpinned, scalings, flows_moved, gone_pkts, gone_bytes;
+	uint64_t last_flows, last_moved, last_hash_moved, last_mod_moved;
+};
+
 struct vs_chain {
 	int used;
 	uint8_t len;
 	uint16_t out_port;
 	int16_t nic_queue; /* fdir: the queue the NIC steers this chain to, -1: none */
 	uint16_t nf[NFVP_MAX_CHAIN_LEN];
+	uint16_t svc[NFVP_MAX_CHAIN_LEN]; /* s + 1: this step is service s (nf[] unused); 0: nf[] */
 	struct rte_ether_addr mac;
 };
 
@@ -123,6 +156,7 @@ struct vswitch {
 	struct vs_chain *chains;
 	unsigned int n_chains;
 	int default_chain;            /* where packets whose MAC no chain has go; -1: dropped */
+	struct vs_service *services;  /* VS_MAX_SERVICES */
 	/* NFs */
 	struct vs_nf *nfs;
 	unsigned int n_nf_ids;        /* ids handed out so far */
@@ -165,6 +199,11 @@ void vs_age(struct vswitch *vs, uint64_t now);
 void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
 uint64_t vs_in_flight(const struct vswitch *vs);
 void vs_free(struct vswitch *vs, struct rte_mbuf *m);
+/* service.c */
+int vs_service_find(const struct vswitch *vs, const char *name);
+int vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m);
+void vs_service_command(struct vswitch *vs, char *args, char *out, size_t len);
+void vs_service_json(FILE *f, const struct vswitch *vs);
 /* stats.c */
 int vs_stats_write(const struct vswitch *vs, const char *path);
 

@@ -121,6 +121,12 @@ class Control:
         self.sock.close()
 
 
+def _instances(names: list[str], weights: list[int] | None) -> str:
+    if weights is None:
+        return ",".join(names)
+    return ",".join(f"{n}:{w}" for n, w in zip(names, weights, strict=True))
+
+
 class _Processes:
     """Every process of a run, so that a failure anywhere stops them all."""
 
@@ -263,6 +269,25 @@ class Session:
         and out of ``out_port``; a chain of that id is replaced, at run time."""
         self.control.call(f"chain add {chain} {mac or chain_mac(chain)} {out_port} "
                           f"{','.join(nfs)}")
+
+    def add_service(self, name: str, instances: list[str], *, policy: str = "flow",
+                    stateless: bool = False, cost: str = "packets", large_bytes: int = 512,
+                    weights: list[int] | None = None) -> None:
+        """A service: a chain step served by the attached NFs ``instances``, the vSwitch
+        spreading its packets by ``policy`` (flow, weighted, round-robin, nf-aware; see
+        dataplane/vswitch/service.c). Chains name it like an NF."""
+        self.control.call(f"service add {name} {policy} "
+                          f"{'stateless' if stateless else 'stateful'} {cost} {large_bytes} "
+                          f"{_instances(instances, weights)}")
+
+    def set_service(self, name: str, instances: list[str],
+                    weights: list[int] | None = None) -> dict[str, int]:
+        """Change a service's instances while traffic runs; flows keep their instance unless
+        it is removed. Returns what the change did to the flows pinned so far: ``flows``,
+        ``moved`` (those of removed instances), ``hash_moved`` (those whose Maglev choice
+        changed) and ``mod_moved`` (those hash mod n would have moved)."""
+        reply = self.control.call(f"service set {name} {_instances(instances, weights)}")
+        return {k: int(v) for k, v in (f.split("=") for f in reply.split()[1:])}
 
     def start_rx(self) -> None:
         """With ``rx_hold``: let the vSwitch take packets from its ports from now on."""

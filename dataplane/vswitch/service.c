@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/* service.c: a service is one step of a chain served by n parallel instances of an NF; the
+ * vSwitch picks the instance of each packet by the service's policy (Hajji et al.):
+ *
+ *   flow        flow-affine by the 5-tuple: a new flow takes its instance from a Maglev table
+ *               (consistent hashing: changing the instances remaps about 1/n of the hash
+ *               space, where hash mod n remaps most of it) and keeps it in the service's flow
+ *               table, so that a flow stays on its instance until that instance is removed;
+ *   weighted    the same with a weight per instance (the Maglev table gives each instance a
+ *               share of its slots proportional to its weight);
+ *   round-robin per packet, for NFs declared stateless only;
+ *   nf-aware    flows are large or small by their first frame (--large-bytes); each class gets
+ *               a group of instances sized by its share of what drives the NF's cost (packets
+ *               for header NFs, bytes for payload NFs, measured as the traffic goes), and a
+ *               new flow goes to the least loaded instance of its class's group, by that cost.
+ *
+ * The flow key is the IPv4 5-tuple (the MAC addresses for anything else) as the packet reaches
+ * the service. Instances change at run time ("service set"); flows of removed instances are
+ * forgotten (counted as moved) and the others keep their instance. */
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "vswitch.h"
+
+const char *const vs_policy_names[] = { "flow", "weighted", "round-robin", "nf-aware" };
+
+struct vs_flow_key {
+	uint32_t a, b;   /* src and dst IPv4 address, or the MAC addresses' first 8 bytes */
+	uint16_t sp, dp; /* ports, or the MACs' last 4 bytes */
+	uint8_t proto;
+	uint8_t pad[3];
+};
+
+static void
+flow_key(const struct rte_mbuf *m, struct vs_flow_key *k)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+
+	memset(k, 0, sizeof(*k));
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+	    m->data_len >= sizeof(*eth) + sizeof(*ip)) {
+		unsigned int hl = (ip->version_ihl & 0xf) * 4;
+
+		k->a = ip->src_addr;
+		k->b = ip->dst_addr;
+		k->proto = ip->next_proto_id;
+		if ((k->proto == IPPROTO_UDP || k->proto == IPPROTO_TCP) &&
+		    m->data_len >= sizeof(*eth) + hl + 4) {
+			const uint16_t *ports = (const uint16_t *)((const uint8_t *)ip + hl);
+
+			k->sp = ports[0];
+			k->dp = ports[1];
+		}
+		return;
+	}
+	memcpy(&k->a, eth, 8);
+	memcpy(&k->sp, (const uint8_t *)eth + 8, 4);
+}
+
+static uint32_t
+name_hash(const char *s, uint32_t seed)
+{
+	return rte_hash_crc(s, strlen(s), seed);
+}
+
+/* Maglev (Eisenbud et al., NSDI 2016): each instance walks its own permutation of the table's
+ * slots and claims the next free one, in turns; a weight w gives w turns per round. The
+ * permutations depend on the instances' names only, so the same set gives the same table. */
+static void
+maglev_build(struct vs_service *s, const struct vs_nf *nfs)
+{
+	uint32_t offset[VS_MAX_INST], skip[VS_MAX_INST], next[VS_MAX_INST];
+	uint32_t filled = 0, i, w, max_w = 0;
+
+	memset(s->maglev, 0xff, sizeof(s->maglev));
+	for (i = 0; i < s->n; i++) {
+		offset[i] = name_hash(nfs[s->nf[i]].name, 0x9e3779b9) % VS_MAGLEV_M;
+		skip[i] = name_hash(nfs[s->nf[i]].name, 0x85ebca6b) % (VS_MAGLEV_M - 1) + 1;
+		next[i] = 0;
+		max_w = RTE_MAX(max_w, s->weight[i]);
+	}
+	while (filled < VS_MAGLEV_M) {
+		for (w = 0; w < max_w && filled < VS_MAGLEV_M; w++) {
+			for (i = 0; i < s->n && filled < VS_MAGLEV_M; i++) {
+				uint32_t c;
+
+				if (w >= s->weight[i])
+					continue;
+				do {
+					c = (offset[i] + (uint64_t)next[i]++ * skip[i]) % VS_MAGLEV_M;
+				} while (s->maglev[c] != UINT16_MAX);
+				s->maglev[c] = (uint16_t)i;
+				filled++;
+			}
+		}
+	}
+}
+
+static inline uint32_t
+key_hash(const struct vs_flow_key *k)
+{
+	return rte_hash_crc(k, sizeof(*k), 0);
+}
+
+/* nf-aware: the groups of instances for large and small flows, sized by each class's share
+ * of the NF's cost driver (at least one each while both classes are seen and n >= 2). */
+static void
+nf_aware_groups(struct vs_service *s)
+{
+	double large = s->class_load[1], total = s->class_load[0] + large;
+	unsigned int n_large;
+
+	if (s->n < 2 || total <= 0) {
+		s->n_large = s->n < 2 || large <= 0 ? (large > 0 ? s->n : 0) : s->n;
+		return;
+	}
+	n_large = (unsigned int)lround(s->n * large / total);
+	if (large > 0 && n_large == 0)
+		n_large = 1;
+	if (large < total && n_large == s->n)
+		n_large = s->n - 1;
+	s->n_large = n_large;
+}
+
+/* The least loaded instance of a class's group, by the cost driver per weight. */
+static uint16_t
+nf_aware_pick(struct vs_service *s, int large)
+{
+	unsigned int lo = large ? 0 : s->n_large, hi = large ? s->n_large : s->n, i, best;
+
+	if (lo >= hi) { /* no group for this class yet: all instances */
+		lo = 0;
+		hi = s->n;
+	}
+	best = lo;
+	for (i = lo + 1; i < hi; i++)
+		if (s->inst_load[i] * s->weight[best] < s->inst_load[best] * s->weight[i])
+			best = i;
+	return (uint16_t)best;
+}
+
+/* Decay the nf-aware loads: they weigh the last ~100 ms (tau) most. */
+static void
+nf_aware_decay(struct vswitch *vs, struct vs_service *s, uint64_t now)
+{
+	double f;
+	unsigned int i;
+
+	if (now - s->decay_tsc < vs->hz / 100)
+		return;
+	f = exp(-(double)(now - s->decay_tsc) / (0.1 * (double)vs->hz));
+	s->decay_tsc = now;
+	s->class_load[0] *= f;
+	s->class_load[1] *= f;
+	for (i = 0; i < s->n; i++)
+		s->inst_load[i] *= f;
+	nf_aware_groups(s);
+}
+
+int
+vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
+{
+	struct vs_flow_key k;
+	uint16_t inst;
+	void *data;
+	int large;
+
+	if (s->n == 0)
+		return -1;
+	if (s->policy == VS_POL_RR) {
+		inst = (uint16_t)(s->rr++ % s->n);
+		goto out;
+	}
+	flow_key(m, &k);
+	if (rte_hash_lookup_data(s->flows, &k, &data) >= 0) {
+		inst = (uint16_t)(uintptr_t)data;
+		goto out;
+	}
+	large = m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes;
+	if (s->policy == VS_POL_NF_AWARE) {
+		nf_aware_decay(vs, s, rte_rdtsc());
+		inst = nf_aware_pick(s, large);
+	} else {
+		inst = s->maglev[key_hash(&k) % VS_MAGLEV_M];
+	}
+	if (rte_hash_add_key_data(s->flows, &k, (void *)(uintptr_t)inst) < 0)
+		s->unpinned++; /* the flow table is full: this flow is not remembered */
+	else
+		s->inst_flows[inst]++;
+out:
+	s->inst_pkts[inst]++;
+	s->inst_bytes[inst] += m->pkt_len;
+	if (s->policy == VS_POL_NF_AWARE) {
+		double cost = s->cost_bytes ? (double)m->pkt_len : 1.0;
+
+		s->inst_load[inst] += cost;
+		s->class_load[m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes] += cost;
+	}
+	return s->nf[inst];
+}
+
+int
+vs_service_find(const struct vswitch *vs, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < VS_MAX_SERVICES; i++)
+		if (vs->services[i].used && strcmp(vs->services[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Set a service's instances (and weights). Flows pinned to an instance that stays keep it
+ * (its index may change: the table is renumbered); flows of removed instances are forgotten.
+ * Also measures, over the flows pinned before, how many the new Maglev table would move, and how
+ * many hash mod n would. */
+static void
+service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const uint32_t *weight,
+	    unsigned int n)
+{
+	int16_t new_index[VS_MAX_INST];
+	uint16_t old_maglev[VS_MAGLEV_M], old_nf[VS_MAX_INST], old_n = s->n;
+	uint64_t old_pkts[VS_MAX_INST], old_bytes[VS_MAX_INST], old_flows[VS_MAX_INST];
+	double old_load[VS_MAX_INST];
+	const void *key;
+	void *data;
+	uint32_t it = 0, i, j;
+	uint64_t seen = 0, hash_moved = 0, mod_moved = 0, moved = 0;
+
+	memcpy(old_maglev, s->maglev, sizeof(old_maglev));
+	memcpy(old_nf, s->nf, sizeof(old_nf));
+	for (i = 0; i < old_n; i++) {
+		new_index[i] = -1;
+		for (j = 0; j < n; j++)
+			if (s->nf[i] == nf[j])
+				new_index[i] = (int16_t)j;
+		old_pkts[i] = s->inst_pkts[i];
+		old_bytes[i] = s->inst_bytes[i];
+		old_flows[i] = s->inst_flows[i];
+		old_load[i] = s->inst_load[i];
+	}
+	memset(s->inst_pkts, 0, sizeof(s->inst_pkts));
+	memset(s->inst_bytes, 0, sizeof(s->inst_bytes));
+	memset(s->inst_flows, 0, sizeof(s->inst_flows));
+	memset(s->inst_load, 0, sizeof(s->inst_load));
+	for (i = 0; i < old_n; i++)
+		if (new_index[i] >= 0) {
+			s->inst_pkts[new_index[i]] = old_pkts[i];
+			s->inst_bytes[new_index[i]] = old_bytes[i];
+			s->inst_flows[new_index[i]] = old_flows[i];
+			s->inst_load[new_index[i]] = old_load[i];
+		} else {
+			s->gone_pkts += old_pkts[i];
+			s->gone_bytes += old_bytes[i];
+		}
+	memcpy(s->nf, nf, n * sizeof(nf[0]));
+	memcpy(s->weight, weight, n * sizeof(weight[0]));
+	s->n = (uint16_t)n;
+	maglev_build(s, vs->nfs);
+
+	while (rte_hash_iterate(s->flows, &key, &data, &it) >= 0) {
+		const struct vs_flow_key *k = key;
+		uint16_t old = (uint16_t)(uintptr_t)data;
+		uint32_t h = key_hash(k);
+
+		seen++;
+		if (old_n > 0 && n > 0) {
+			hash_moved += s->nf[s->maglev[h % VS_MAGLEV_M]] !=
+				      old_nf[old_maglev[h % VS_MAGLEV_M]];
+			mod_moved += s->nf[h % n] != old_nf[h % old_n];
+		}
+		if (new_index[old] < 0) {
+			rte_hash_del_key(s->flows, k);
+			moved++;
+		} else {
+			rte_hash_add_key_data(s->flows, k, (void *)(uintptr_t)new_index[old]);
+		}
+	}
+	s->scalings++;
+	s->flows_moved += moved;
+	s->last_flows = seen;
+	s->last_moved = moved;
+	s->last_hash_moved = hash_moved;
+	s->last_mod_moved = mod_moved;
+	if (s->policy == VS_POL_NF_AWARE)
+		nf_aware_groups(s);
+}
+
+/* "NF[:W],NF[:W]..." into NF ids and weights; 0 or a reply-ready error. */
+static int
+parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *weight,
+		unsigned int *n, char *err, size_t len)
+{
+	char *item, *save;
+
+	*n = 0;
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':'), *end;
+		unsigned long w = 1;
+		unsigned int i;
+		int id = -1;
+
+		if (colon != NULL) {
+			*colon = '\0';
+			w = strtoul(colon + 1, &end, 10);
+			if (*end != '\0' || w == 0 || w > 1000) {
+				snprintf(err, len, "error service weight: expected 1..1000, found "
+					 "\"%.32s\"", colon + 1);
+				return -1;
+			}
+		}
+		for (i = 0; i < vs->n_nf_ids; i++)
+			if (vs->nfs[i].alive && strcmp(vs->nfs[i].name, item) == 0)
+				id = (int)i;
+		if (id < 0 || *n == VS_MAX_INST) {
+			snprintf(err, len, id < 0 ? "error service nf: expected the name of an attached "
+				 "NF, found \"%.64s\"" : "error service: expected at most "
+				 RTE_STR(VS_MAX_INST) " instances, found more at \"%.64s\"", item);
+			return -1;
+		}
+		for (i = 0; i < *n; i++)
+			if (nf[i] == id) {
+				snprintf(err, len, "error service nf: \"%.64s\" named twice", item);
+				return -1;
+			}
+		nf[*n] = (uint16_t)id;
+		weight[(*n)++] = (uint32_t)w;
+	}
+	if (*n == 0) {
+		snprintf(err, len, "error service: expected at least one instance");
+		return -1;
+	}
+	return 0;
+}
+
+/* service add NAME POLICY stateless|stateful packets|bytes LARGE_BYTES NF[:W],...
+ * service set NAME NF[:W],...
+ * Replies "ok" or "error ...". */
+void
+vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
+{
+	char *verb = strtok(args, " "), *name = strtok(NULL, " ");
+	uint16_t nf[VS_MAX_INST];
+	uint32_t weight[VS_MAX_INST];
+	struct vs_service *s;
+	unsigned int n, i;
+	int id;
+
+	if (verb == NULL || name == NULL || strlen(name) >= sizeof(s->name)) {
+		snprintf(out, len, "error service: expected add NAME ... or set NAME ...");
+		return;
+	}
+	id = vs_service_find(vs, name);
+	if (strcmp(verb, "set") == 0) {
+		char *list = strtok(NULL, " ");
+
+		if (id < 0 || list == NULL) {
+			snprintf(out, len, id < 0 ? "error service: no service \"%.64s\"" :
+				 "error service set: expected NAME NF[:W],...", name);
+			return;
+		}
+		s = &vs->services[id];
+		if (parse_instances(vs, list, nf, weight, &n, out, len) < 0)
+			return;
+		service_set(vs, s, nf, weight, n);
+		snprintf(out, len, "ok flows=%" PRIu64 " moved=%" PRIu64 " hash_moved=%" PRIu64
+			 " mod_moved=%" PRIu64, s->last_flows, s->last_moved, s->last_hash_moved,
+			 s->last_mod_moved);
+		return;
+	}
+	if (strcmp(verb, "add") == 0) {
+		char *policy = strtok(NULL, " "), *state = strtok(NULL, " ");
+		char *cost = strtok(NULL, " "), *large = strtok(NULL, " "), *list = strtok(NULL, " ");
+		struct rte_hash_parameters hp = {
+			.entries = VS_FLOW_ENTRIES, .key_len = sizeof(struct vs_flow_key),
+			.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		};
+		char hname[RTE_HASH_NAMESIZE];
+		unsigned long lb;
+		char *end;
+
+		if (list == NULL) {
+			snprintf(out, len, "error service add: expected NAME POLICY stateless|stateful "
+				 "packets|bytes LARGE_BYTES NF[:W],...");
+			return;
+		}
+		for (i = 0; i < RTE_DIM(vs_policy_names); i++)
+			if (strcmp(policy, vs_policy_names[i]) == 0)
+				break;
+		if (i == RTE_DIM(vs_policy_names)) {
+			snprintf(out, len, "error service policy: expected flow, weighted, round-robin "
+				 "or nf-aware, found \"%.32s\"", policy);
+			return;
+		}
+		if (strcmp(state, "stateless") != 0 && strcmp(state, "stateful") != 0) {
+			snprintf(out, len, "error service state: expected stateless or stateful, "
+				 "found \"%.32s\"", state);
+			return;
+		}
+		if (i == VS_POL_RR && strcmp(state, "stateful") == 0) {
+			snprintf(out, len, "error service policy: round-robin splits flows, expected a "
+				 "stateless NF for it");
+			return;
+		}
+		if (strcmp(cost, "packets") != 0 && strcmp(cost, "bytes") != 0) {
+			snprintf(out, len, "error service cost: expected packets or bytes, found "
+				 "\"%.32s\"", cost);
+			return;
+		}
+		lb = strtoul(large, &end, 10);
+		if (*end != '\0' || lb < 64 || lb > 9018) {
+			snprintf(out, len, "error service large_bytes: expected 64..9018, found "
+				 "\"%.32s\"", large);
+			return;
+		}
+		if (parse_instances(vs, list, nf, weight, &n, out, len) < 0)
+			return;
+		if (id < 0) {
+			for (id = 0; id < VS_MAX_SERVICES && vs->services[id].used; id++)
+				;
+			if (id == VS_MAX_SERVICES) {
+				snprintf(out, len, "error service: expected at most "
+					 RTE_STR(VS_MAX_SERVICES) " services");
+				return;
+			}
+		}
+		s = &vs->services[id];
+		if (s->flows == NULL) {
+			snprintf(hname, sizeof(hname), "vs_flows_%d", id);
+			hp.name = hname;
+			s->flows = rte_hash_create(&hp);
+			if (s->flows == NULL) {
+				snprintf(out, len, "error service: no memory for its flow table");
+				return;
+			}
+		}
+		rte_hash_reset(s->flows);
+		{
+			struct rte_hash *flows = s->flows;
+
+			memset(s, 0, sizeof(*s));
+			s->flows = flows;
+		}
+		s->used = 1;
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->policy = (enum vs_policy)i;
+		s->stateless = strcmp(state, "stateless") == 0;
+		s->cost_bytes = strcmp(cost, "bytes") == 0;
+		s->large_bytes = (uint32_t)lb;
+		s->decay_tsc = rte_rdtsc();
+		service_set(vs, s, nf, weight, n);
+		s->scalings = 0;
+		snprintf(out, len, "ok id=%d", id);
+		return;
+	}
+	snprintf(out, len, "error service: expected add or set, found \"%.32s\"", verb);
+}
+
+void
+vs_service_json(FILE *f, const struct vswitch *vs)
+{
+	unsigned int i, j, first = 1;
+
+	fprintf(f, "\"services\": [");
+	for (i = 0; i < VS_MAX_SERVICES; i++) {
+		const struct vs_service *s = &vs->services[i];
+
+		if (!s->used)
+			continue;
+		fprintf(f, "%s{\"id\": %u, \"name\": \"%s\", \"policy\": \"%s\", \"stateless\": %s, "
+			"\"cost\": \"%s\", \"large_bytes\": %u, \"flows_pinned\": %u, "
+			"\"unpinned\": %" PRIu64 ", \"scalings\": %" PRIu64 ", \"flows_moved\": %"
+			PRIu64 ", \"last_scaling\": {\"flows\": %" PRIu64 ", \"moved\": %" PRIu64
+			", \"hash_moved\": %" PRIu64 ", \"mod_moved\": %" PRIu64 "}, "
+			"\"removed_instances\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}, "
+			"\"large_group\": %u, \"instances\": [",
+			first ? "" : ", ", i, s->name, vs_policy_names[s->policy],
+			s->stateless ? "true" : "false", s->cost_bytes ? "bytes" : "packets",
+			s->large_bytes, (unsigned int)rte_hash_count(s->flows), s->unpinned,
+			s->scalings, s->flows_moved, s->last_flows, s->last_moved,
+			s->last_hash_moved, s->last_mod_moved, s->gone_pkts, s->gone_bytes,
+			s->n_large);
+		first = 0;
+		for (j = 0; j < s->n; j++)
+			fprintf(f, "%s{\"nf\": %u, \"name\": \"%s\", \"weight\": %u, \"packets\": %"
+				PRIu64 ", \"bytes\": %" PRIu64 ", \"flows\": %" PRIu64 "}",
+				j ? ", " : "", s->nf[j], vs->nfs[s->nf[j]].name, s->weight[j],
+				s->inst_pkts[j], s->inst_bytes[j], s->inst_flows[j]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]");
+}
