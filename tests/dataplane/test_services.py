@@ -108,12 +108,12 @@ def test_round_robin_spreads_packets_of_stateless_nfs_only(dataplane):
 
 
 @pytest.mark.parametrize("cmd, message", [
-    ("service add x spread stateful packets 512 a", "error service policy: expected flow, "
-     "weighted, round-robin or nf-aware"),
-    ("service add x flow stateful packets 512 zz", "error service nf: expected the name of an "
-     "attached NF"),
-    ("service add x weighted stateful packets 512 a:0", "error service weight: expected "
-     "1..1000"),
+    ("service add x spread stateful packets 512 a",
+     "error service policy: expected flow, weighted, round-robin or nf-aware"),
+    ("service add x flow stateful packets 512 zz",
+     "error service nf: expected the name of an attached NF"),
+    ("service add x weighted stateful packets 512 a:0",
+     "error service weight: expected 1..1000"),
     ("service add x flow stateful watts 512 a", "error service cost: expected packets or bytes"),
     ("service set nope a", 'error service: no service "nope"'),
 ])
