@@ -73,6 +73,39 @@ static const uint16_t nfvp_gen_l3_off[] = { 14, 18, 22, 14 + 4 + 20 + NFVP_GEN_G
 #define NFVP_GEN_HIST_SUB_BITS 6
 #define NFVP_GEN_HIST_SUB (1u << NFVP_GEN_HIST_SUB_BITS)
 #define NFVP_GEN_HIST_BUCKETS ((64 - NFVP_GEN_HIST_SUB_BITS + 1) * NFVP_GEN_HIST_SUB)
+#define NFVP_GEN_MAX_CLASSES 4
+
+struct nfvp_gen_stats {
+	uint64_t sent;
+	uint64_t tx_dropped;
+	uint64_t pool_empty;
+	uint64_t received;
+	uint64_t received_bytes;
+	uint64_t bad_stamp;
+	uint64_t lat_count;
+	uint64_t lat_min;
+	uint64_t lat_max;
+	double lat_sum;
+	uint64_t *hist; /* NFVP_GEN_HIST_BUCKETS */
+};
+
+/* A class of flows: frame size, rate, flows (--class; without it, one class made of
+ * --frame-bytes, --rate-pps and --flows). Flows are numbered across classes. */
+struct nfvp_gen_class {
+	uint32_t frame_bytes;
+	double rate_pps;
+	uint32_t flows;
+	uint32_t first_flow;
+	uint16_t data_len;
+	uint16_t head_len;
+	uint16_t tail_len;
+	uint16_t stamp_off;
+	uint8_t *tmpl;              /* per flow: the first head_len bytes of the frame */
+	uint8_t *tail;              /* bytes head_len .. data_len, the same for every flow */
+	uint32_t next_flow;
+	uint64_t built;             /* packets of this class built so far: for the mix */
+	struct nfvp_gen_stats st;
+};
 
 struct nfvp_gen_conf {
 	const char *ctl_path;
@@ -95,20 +128,8 @@ struct nfvp_gen_conf {
 	uint32_t dst_ip_step;
 	uint32_t src_mac_count; /* > 0: packet i's src MAC is the default + i mod count */
 	uint32_t vlan_count;    /* > 0 (qinq): packet i's tag pair k = i mod count, see usage */
-};
-
-struct nfvp_gen_stats {
-	uint64_t sent;
-	uint64_t tx_dropped;
-	uint64_t pool_empty;
-	uint64_t received;
-	uint64_t received_bytes;
-	uint64_t bad_stamp;
-	uint64_t lat_count;
-	uint64_t lat_min;
-	uint64_t lat_max;
-	double lat_sum;
-	uint64_t *hist; /* NFVP_GEN_HIST_BUCKETS */
+	unsigned int n_classes; /* --class given: how many */
+	struct nfvp_gen_class cls[NFVP_GEN_MAX_CLASSES];
 };
 
 struct nfvp_gen {
@@ -126,14 +147,9 @@ struct nfvp_gen {
 	uint16_t *rx_queue;         /* per rx_rings entry: the NIC queue number */
 	uint16_t *mac_ring;         /* per MAC: index in rx_rings */
 	/* packets */
-	uint8_t *tmpl;              /* per flow: the first head_len bytes of the frame */
-	uint8_t *tail;              /* bytes head_len .. data_len, the same for every flow */
+	struct nfvp_gen_class *cls; /* conf.cls, conf.n_classes of them */
+	unsigned int n_cls;
 	rte_be32_t *mpls;           /* per MAC: the label stack entry, or NULL */
-	uint16_t data_len;
-	uint16_t head_len;
-	uint16_t tail_len;
-	uint16_t stamp_off;
-	uint32_t next_flow;
 	uint32_t next_mac;
 	uint64_t seq;               /* packets built so far: drives the dst MAC / IP sweeps */
 	struct rte_mbuf **stage;    /* fdir: NFVP_BURST per rx ring */
@@ -164,6 +180,9 @@ nfvp_gen_usage(FILE *f)
 		"  --rate-pps R      packets per second, 0 = as fast as possible (default 0)\n"
 		"  --duration SEC    seconds of sending (default 1)\n"
 		"  --flows F         flows, 1..%u (default 1)\n"
+		"  --class B:R:F     a class of F flows of B-byte frames at R pps (repeatable, up to\n"
+		"                    4; instead of --frame-bytes, --rate-pps and --flows; packets\n"
+		"                    of the classes interleave in proportion to their rates)\n"
 		"  --macs LIST       dst MACs aa:bb:cc:dd:ee:ff, comma separated, 1..%u in all\n"
 		"                    (may be repeated: the lists are joined)\n"
 		"  --in-port P       port whose rx rings get the packets (default 0)\n"
@@ -309,7 +328,7 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 		"--ctl", "--frame-bytes", "--rate-pps", "--duration", "--flows", "--macs",
 		"--in-port", "--out-port", "--drain-ms", "--stats-out", "--idle",
 		"--dst-mac-count", "--dst-ip-count", "--dst-ip-base", "--dst-ip-step",
-		"--encap", "--src-mac-count", "--vlan-count",
+		"--encap", "--src-mac-count", "--vlan-count", "--class",
 	};
 	int i;
 
@@ -431,6 +450,22 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 				c->src_mac_count = (uint32_t)u;
 			else
 				c->vlan_count = (uint32_t)u;
+		} else if (strcmp(name, "--class") == 0) {
+			struct nfvp_gen_class *k2 = &c->cls[c->n_classes];
+			unsigned int b, f;
+			double r;
+			char tail;
+
+			if (c->n_classes == NFVP_GEN_MAX_CLASSES)
+				return nfvp_gen_bad_arg(name, "at most " RTE_STR(NFVP_GEN_MAX_CLASSES)
+							" classes", val);
+			if (sscanf(val, "%u:%lf:%u%c", &b, &r, &f, &tail) != 3 ||
+			    b < NFVP_GEN_MIN_FRAME || b > NFVP_GEN_MAX_FRAME || !(r >= 0) ||
+			    f == 0 || f > NFVP_GEN_MAX_FLOWS)
+				return nfvp_gen_bad_arg(name, "BYTES:PPS:FLOWS (64..1518, >= 0, "
+							"1..65536)", val);
+			*k2 = (struct nfvp_gen_class){ .frame_bytes = b, .rate_pps = r, .flows = f };
+			c->n_classes++;
 		} else if (strcmp(name, "--encap") == 0) {
 			for (k = 0; k < RTE_DIM(nfvp_gen_encap_names); k++)
 				if (strcmp(val, nfvp_gen_encap_names[k]) == 0)
@@ -456,11 +491,35 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 		fprintf(stderr, NFVP_GEN_NAME ": --macs: required (at least one dst MAC)\n");
 		return -1;
 	}
-	if (c->encap == NFVP_GEN_ENCAP_GRE && c->frame_bytes < 96) {
-		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes: expected at least 96 with --encap "
-			"gre (78 B of headers and the stamp), found %u\n", c->frame_bytes);
-		return -1;
+	if (c->n_classes == 0) {
+		c->cls[0] = (struct nfvp_gen_class){ .frame_bytes = c->frame_bytes,
+						     .rate_pps = c->rate_pps, .flows = c->flows };
+		c->n_classes = 1;
+	} else {
+		unsigned int k, paced = 0, total = 0;
+
+		c->rate_pps = 0;
+		c->frame_bytes = c->cls[0].frame_bytes;
+		for (k = 0; k < c->n_classes; k++) {
+			c->cls[k].first_flow = total;
+			total += c->cls[k].flows;
+			c->rate_pps += c->cls[k].rate_pps;
+			paced += c->cls[k].rate_pps > 0;
+		}
+		if (total > NFVP_GEN_MAX_FLOWS || (paced != 0 && paced != c->n_classes)) {
+			fprintf(stderr, NFVP_GEN_NAME ": --class: expected at most %u flows in all "
+				"and rates > 0 for all classes or for none\n", NFVP_GEN_MAX_FLOWS);
+			return -1;
+		}
+		c->flows = total;
 	}
+	for (unsigned int k = 0; k < c->n_classes; k++)
+		if (c->encap == NFVP_GEN_ENCAP_GRE && c->cls[k].frame_bytes < 96) {
+			fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes: expected at least 96 with "
+				"--encap gre (78 B of headers and the stamp), found %u\n",
+				c->cls[k].frame_bytes);
+			return -1;
+		}
 	if (c->vlan_count != 0 && c->encap != NFVP_GEN_ENCAP_QINQ) {
 		fprintf(stderr, NFVP_GEN_NAME ": --vlan-count: needs --encap qinq\n");
 		return -1;
@@ -646,11 +705,12 @@ nfvp_gen_lookup(struct nfvp_gen *g)
 			NFVP_POOL_NAME);
 		goto fail;
 	}
-	if (rte_pktmbuf_data_room_size(g->pool) < RTE_PKTMBUF_HEADROOM + g->data_len) {
-		fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes %u: the pool's buffers are too "
-			"small\n", g->conf.frame_bytes);
-		goto fail;
-	}
+	for (k = 0; k < g->n_cls; k++)
+		if (rte_pktmbuf_data_room_size(g->pool) < RTE_PKTMBUF_HEADROOM + g->cls[k].data_len) {
+			fprintf(stderr, NFVP_GEN_NAME ": --frame-bytes %u: the pool's buffers are "
+				"too small\n", g->cls[k].frame_bytes);
+			goto fail;
+		}
 	g->tx_ring = nfvp_gen_ring(g->conf.out_port, "tx", 0);
 	if (g->tx_ring == NULL)
 		goto fail;
@@ -718,12 +778,12 @@ nfvp_gen_ipv4(struct rte_ipv4_hdr *ip, uint16_t len, uint8_t proto, uint32_t src
 /* Write the encapsulation before the inner IPv4 header: after the Ethernet header, an MPLS
  * label, a QinQ tag pair (VIDs 1, 1) or a GRE tunnel over MPLS and IPv4 (key 0). */
 static void
-nfvp_gen_build_encap(const struct nfvp_gen *g, uint8_t *buf)
+nfvp_gen_build_encap(const struct nfvp_gen *g, uint16_t data_len, uint8_t *buf)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
 	struct rte_vlan_hdr *tag = (struct rte_vlan_hdr *)(eth + 1);
 	uint8_t *p = (uint8_t *)(eth + 1);
-	uint16_t ip_len = g->data_len - nfvp_gen_l3_off[g->conf.encap];
+	uint16_t ip_len = data_len - nfvp_gen_l3_off[g->conf.encap];
 
 	switch (g->conf.encap) {
 	case NFVP_GEN_ENCAP_NONE:
@@ -755,21 +815,21 @@ nfvp_gen_build_encap(const struct nfvp_gen *g, uint8_t *buf)
 	}
 }
 
-/* Write flow f's frame (headers, zero payload, no stamp) into buf of g->data_len bytes. */
+/* Write flow f's frame (headers, zero payload, no stamp) into buf of data_len bytes. */
 static void
-nfvp_gen_build_frame(const struct nfvp_gen *g, uint32_t f, uint8_t *buf)
+nfvp_gen_build_frame(const struct nfvp_gen *g, uint16_t data_len, uint32_t f, uint8_t *buf)
 {
 	static const uint8_t src_mac[RTE_ETHER_ADDR_LEN] = NFVP_GEN_SRC_MAC;
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
 	uint16_t l3 = nfvp_gen_l3_off[g->conf.encap];
-	uint16_t ip_len = (uint16_t)(g->data_len - l3);
+	uint16_t ip_len = (uint16_t)(data_len - l3);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l3);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 
-	memset(buf, 0, g->data_len);
+	memset(buf, 0, data_len);
 	rte_ether_addr_copy(&g->conf.macs[0], &eth->dst_addr);
 	memcpy(eth->src_addr.addr_bytes, src_mac, sizeof(src_mac));
-	nfvp_gen_build_encap(g, buf);
+	nfvp_gen_build_encap(g, data_len, buf);
 	nfvp_gen_ipv4(ip, ip_len, IPPROTO_UDP, RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff),
 		      g->conf.dst_ip_base);
 	udp->src_port = rte_cpu_to_be_16(NFVP_GEN_UDP_SRC_BASE + f % NFVP_GEN_UDP_SRC_SPAN);
@@ -800,16 +860,22 @@ nfvp_gen_build(struct nfvp_gen *g)
 			g->mpls[k] = rte_cpu_to_be_32((NFVP_GEN_MPLS_LABEL_BASE + k) << 12 |
 						      1u << 8 | NFVP_GEN_TTL);
 	}
-	frame = malloc(g->data_len);
-	g->tmpl = aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)g->conf.flows * NFVP_GEN_TMPL_SIZE);
-	g->tail = malloc(RTE_MAX(g->tail_len, 1));
-	if (frame == NULL || g->tmpl == NULL || g->tail == NULL)
+	frame = malloc(NFVP_GEN_MAX_FRAME);
+	if (frame == NULL)
 		goto nomem;
-	for (f = 0; f < g->conf.flows; f++) {
-		nfvp_gen_build_frame(g, f, frame);
-		memcpy(g->tmpl + (size_t)f * NFVP_GEN_TMPL_SIZE, frame, g->head_len);
-		if (f == 0)
-			memcpy(g->tail, frame + g->head_len, g->tail_len);
+	for (k = 0; k < g->n_cls; k++) {
+		struct nfvp_gen_class *c = &g->cls[k];
+
+		c->tmpl = aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)c->flows * NFVP_GEN_TMPL_SIZE);
+		c->tail = malloc(RTE_MAX(c->tail_len, 1));
+		if (c->tmpl == NULL || c->tail == NULL)
+			goto nomem;
+		for (f = 0; f < c->flows; f++) {
+			nfvp_gen_build_frame(g, c->data_len, c->first_flow + f, frame);
+			memcpy(c->tmpl + (size_t)f * NFVP_GEN_TMPL_SIZE, frame, c->head_len);
+			if (f == 0)
+				memcpy(c->tail, frame + c->head_len, c->tail_len);
+		}
 	}
 	free(frame);
 	return 0;
@@ -819,17 +885,61 @@ nomem:
 	return -1;
 }
 
+/* The class a flow (as its stamp names it) belongs to. */
+static inline struct nfvp_gen_class *
+nfvp_gen_class_of(struct nfvp_gen *g, uint32_t flow)
+{
+	unsigned int k = 0;
+
+	while (k + 1 < g->n_cls && flow >= g->cls[k + 1].first_flow)
+		k++;
+	return &g->cls[k];
+}
+
 /* Enqueue n packets into an rx ring; what does not fit is the NIC's missed packets. */
 static inline void
 nfvp_gen_enqueue(struct nfvp_gen *g, struct rte_ring *r, struct rte_mbuf **pkts, unsigned int n)
 {
-	unsigned int ok = rte_ring_enqueue_burst(r, (void **)pkts, n, NULL);
+	unsigned int ok = rte_ring_enqueue_burst(r, (void **)pkts, n, NULL), i;
 
 	g->st.sent += ok;
+	if (g->n_cls > 1)
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			const struct nfvp_stamp *st = rte_pktmbuf_mtod_offset(
+				m, const struct nfvp_stamp *, m->data_len - sizeof(*st));
+			struct nfvp_gen_class *c = nfvp_gen_class_of(g, st->gen_flow);
+
+			if (i < ok)
+				c->st.sent++;
+			else
+				c->st.tx_dropped++;
+		}
+	else
+		g->cls[0].st.sent += ok, g->cls[0].st.tx_dropped += n - ok;
 	if (unlikely(ok < n)) {
 		rte_pktmbuf_free_bulk(pkts + ok, n - ok);
 		g->st.tx_dropped += n - ok;
 	}
+}
+
+/* The class of the next packet: the one furthest behind its share of the rate. */
+static inline struct nfvp_gen_class *
+nfvp_gen_next_class(struct nfvp_gen *g)
+{
+	struct nfvp_gen_class *best = &g->cls[0];
+	unsigned int k;
+
+	for (k = 1; k < g->n_cls; k++) {
+		struct nfvp_gen_class *c = &g->cls[k];
+		double wc = c->rate_pps > 0 ? c->rate_pps : 1, wb = best->rate_pps > 0 ?
+			    best->rate_pps : 1;
+
+		if ((double)c->built * wb < (double)best->built * wc)
+			best = c;
+	}
+	best->built++;
+	return best;
 }
 
 /* Build and send n (<= NFVP_BURST) packets. Returns how many were built (0: pool empty). */
@@ -839,8 +949,7 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 	struct rte_mbuf *pkts[NFVP_BURST];
 	uint16_t ring_of[NFVP_BURST];
 	uint16_t touched[NFVP_BURST];
-	const uint8_t *tmpl = g->tmpl;
-	uint32_t flow = g->next_flow;
+	uint16_t stamp_off[NFVP_BURST];
 	uint32_t mac = g->next_mac;
 	unsigned int i, n_touched = 0;
 	uint64_t tsc;
@@ -856,11 +965,13 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-		struct nfvp_stamp *s = (struct nfvp_stamp *)(d + g->stamp_off);
+		struct nfvp_gen_class *c = g->n_cls == 1 ? g->cls : nfvp_gen_next_class(g);
+		uint32_t flow = c->next_flow;
+		struct nfvp_stamp *s = (struct nfvp_stamp *)(d + c->stamp_off);
 
-		rte_memcpy(d, tmpl + (size_t)flow * NFVP_GEN_TMPL_SIZE, g->head_len);
-		if (g->tail_len != 0)
-			rte_memcpy(d + g->head_len, g->tail, g->tail_len);
+		rte_memcpy(d, c->tmpl + (size_t)flow * NFVP_GEN_TMPL_SIZE, c->head_len);
+		if (c->tail_len != 0)
+			rte_memcpy(d + c->head_len, c->tail, c->tail_len);
 		memcpy(d, &g->conf.macs[mac], RTE_ETHER_ADDR_LEN);
 		if (g->mpls != NULL)
 			memcpy(d + sizeof(struct rte_ether_hdr), &g->mpls[mac], sizeof(g->mpls[0]));
@@ -901,22 +1012,22 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 		}
 		g->seq++;
 		s->magic = NFVP_STAMP_MAGIC;
-		s->gen_flow = (uint16_t)flow;
-		m->data_len = g->data_len;
-		m->pkt_len = g->data_len;
+		s->gen_flow = (uint16_t)(c->first_flow + flow);
+		stamp_off[i] = c->stamp_off;
+		m->data_len = c->data_len;
+		m->pkt_len = c->data_len;
 		m->port = (uint16_t)g->conf.in_port;
 		ring_of[i] = g->mac_ring[mac];
-		if (++flow == g->conf.flows)
-			flow = 0;
+		if (++c->next_flow == c->flows)
+			c->next_flow = 0;
 		if (++mac == g->conf.n_macs)
 			mac = 0;
 	}
-	g->next_flow = flow;
 	g->next_mac = mac;
 
 	tsc = rte_rdtsc();
 	for (i = 0; i < n; i++)
-		rte_pktmbuf_mtod_offset(pkts[i], struct nfvp_stamp *, g->stamp_off)->tsc = tsc;
+		rte_pktmbuf_mtod_offset(pkts[i], struct nfvp_stamp *, stamp_off[i])->tsc = tsc;
 
 	if (g->n_rx == 1) {
 		nfvp_gen_enqueue(g, g->rx_rings[0], pkts, n);
@@ -967,17 +1078,24 @@ nfvp_gen_hist_mid(unsigned int b)
 }
 
 static inline void
-nfvp_gen_record(struct nfvp_gen *g, uint64_t cycles)
+nfvp_gen_record_in(struct nfvp_gen_stats *st, uint64_t ns)
+{
+	st->hist[nfvp_gen_hist_bucket(ns)]++;
+	st->lat_sum += (double)ns;
+	if (ns < st->lat_min)
+		st->lat_min = ns;
+	if (ns > st->lat_max)
+		st->lat_max = ns;
+	st->lat_count++;
+}
+
+static inline void
+nfvp_gen_record(struct nfvp_gen *g, struct nfvp_gen_class *c, uint64_t cycles)
 {
 	uint64_t ns = (uint64_t)((double)cycles * g->ns_per_tsc + 0.5);
 
-	g->st.hist[nfvp_gen_hist_bucket(ns)]++;
-	g->st.lat_sum += (double)ns;
-	if (ns < g->st.lat_min)
-		g->st.lat_min = ns;
-	if (ns > g->st.lat_max)
-		g->st.lat_max = ns;
-	g->st.lat_count++;
+	nfvp_gen_record_in(&g->st, ns);
+	nfvp_gen_record_in(&c->st, ns);
 }
 
 /* Receive one burst from the out port. Returns the number of packets. */
@@ -995,6 +1113,7 @@ nfvp_gen_recv(struct nfvp_gen *g)
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 		const struct nfvp_stamp *s;
+		struct nfvp_gen_class *c;
 		struct nfvp_stamp copy;
 
 		g->st.received_bytes += m->pkt_len + RTE_ETHER_CRC_LEN;
@@ -1009,7 +1128,10 @@ nfvp_gen_recv(struct nfvp_gen *g)
 			g->st.bad_stamp++;
 			continue;
 		}
-		nfvp_gen_record(g, now - s->tsc);
+		c = nfvp_gen_class_of(g, s->gen_flow);
+		c->st.received++;
+		c->st.received_bytes += m->pkt_len + RTE_ETHER_CRC_LEN;
+		nfvp_gen_record(g, c, now - s->tsc);
 	}
 	g->st.received += n;
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -1096,9 +1218,27 @@ nfvp_gen_percentile(const struct nfvp_gen_stats *st, double q)
 }
 
 static void
+nfvp_gen_print_latency(const struct nfvp_gen_stats *st, FILE *f)
+{
+	fprintf(f, "{\"count\": %" PRIu64, st->lat_count);
+	if (st->lat_count == 0) {
+		fprintf(f, ", \"mean\": null, \"min\": null, \"p50\": null, \"p90\": null, "
+			"\"p99\": null, \"p999\": null, \"max\": null}");
+		return;
+	}
+	fprintf(f, ", \"mean\": %.1f, \"min\": %.1f", st->lat_sum / (double)st->lat_count,
+		(double)st->lat_min);
+	fprintf(f, ", \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p999\": %.1f",
+		nfvp_gen_percentile(st, 0.50), nfvp_gen_percentile(st, 0.90),
+		nfvp_gen_percentile(st, 0.99), nfvp_gen_percentile(st, 0.999));
+	fprintf(f, ", \"max\": %.1f}", (double)st->lat_max);
+}
+
+static void
 nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
 {
 	const struct nfvp_gen_stats *st = &g->st;
+	unsigned int k;
 	double dur = (double)g->send_tsc / (double)g->hz;
 	double per_s = dur > 0 ? 1.0 / dur : 0;
 
@@ -1114,18 +1254,23 @@ nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
 		" \"tsc_hz\": %" PRIu64 ",\n",
 		(double)(st->sent + st->tx_dropped) * per_s, (double)st->sent * per_s,
 		(double)st->received * per_s, g->hz);
-	fprintf(f, " \"latency_ns\": {\"count\": %" PRIu64, st->lat_count);
-	if (st->lat_count == 0) {
-		fprintf(f, ", \"mean\": null, \"min\": null, \"p50\": null, \"p90\": null, "
-			"\"p99\": null, \"p999\": null, \"max\": null}}\n");
-		return;
+	fprintf(f, " \"latency_ns\": ");
+	nfvp_gen_print_latency(st, f);
+	fprintf(f, ",\n \"classes\": [");
+	for (k = 0; k < g->n_cls; k++) {
+		const struct nfvp_gen_class *c = &g->cls[k];
+
+		fprintf(f, "%s{\"frame_bytes\": %u, \"rate_pps\": %.15g, \"flows\": %u, "
+			"\"first_flow\": %u, \"sent\": %" PRIu64 ", \"tx_dropped\": %" PRIu64
+			", \"received\": %" PRIu64 ", \"received_bytes\": %" PRIu64
+			", \"sent_pps\": %.1f, \"received_pps\": %.1f, \"latency_ns\": ",
+			k ? ",\n  " : "", c->frame_bytes, c->rate_pps, c->flows, c->first_flow,
+			c->st.sent, c->st.tx_dropped, c->st.received, c->st.received_bytes,
+			(double)c->st.sent * per_s, (double)c->st.received * per_s);
+		nfvp_gen_print_latency(&c->st, f);
+		fprintf(f, "}");
 	}
-	fprintf(f, ", \"mean\": %.1f, \"min\": %.1f", st->lat_sum / (double)st->lat_count,
-		(double)st->lat_min);
-	fprintf(f, ", \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p999\": %.1f",
-		nfvp_gen_percentile(st, 0.50), nfvp_gen_percentile(st, 0.90),
-		nfvp_gen_percentile(st, 0.99), nfvp_gen_percentile(st, 0.999));
-	fprintf(f, ", \"max\": %.1f}}\n", (double)st->lat_max);
+	fprintf(f, "]}\n");
 }
 
 /* The JSON report: to stdout, or atomically to --stats-out (temp file, then rename). */
@@ -1185,11 +1330,16 @@ nfvp_gen_print_summary(const struct nfvp_gen *g)
 static void
 nfvp_gen_free(struct nfvp_gen *g)
 {
+	unsigned int k;
+
 	free(g->st.hist);
+	for (k = 0; k < g->n_cls; k++) {
+		free(g->cls[k].st.hist);
+		free(g->cls[k].tail);
+		free(g->cls[k].tmpl);
+	}
 	free(g->stage_n);
 	free(g->stage);
-	free(g->tail);
-	free(g->tmpl);
 	free(g->mpls);
 	free(g->mac_ring);
 	free(g->rx_queue);
@@ -1218,10 +1368,22 @@ main(int argc, char **argv)
 		rc = ret > 0 ? 0 : 2;
 		goto out;
 	}
-	g.data_len = (uint16_t)(g.conf.frame_bytes - RTE_ETHER_CRC_LEN);
-	g.head_len = RTE_MIN(g.data_len, NFVP_GEN_TMPL_SIZE);
-	g.tail_len = g.data_len - g.head_len;
-	g.stamp_off = g.data_len - sizeof(struct nfvp_stamp);
+	g.cls = g.conf.cls;
+	g.n_cls = g.conf.n_classes;
+	for (unsigned int k = 0; k < g.n_cls; k++) {
+		struct nfvp_gen_class *c = &g.cls[k];
+
+		c->data_len = (uint16_t)(c->frame_bytes - RTE_ETHER_CRC_LEN);
+		c->head_len = RTE_MIN(c->data_len, NFVP_GEN_TMPL_SIZE);
+		c->tail_len = c->data_len - c->head_len;
+		c->stamp_off = c->data_len - sizeof(struct nfvp_stamp);
+		c->st.lat_min = UINT64_MAX;
+		c->st.hist = calloc(NFVP_GEN_HIST_BUCKETS, sizeof(*c->st.hist));
+		if (c->st.hist == NULL) {
+			fprintf(stderr, NFVP_GEN_NAME ": out of memory\n");
+			goto out;
+		}
+	}
 	g.st.lat_min = UINT64_MAX;
 	g.st.hist = calloc(NFVP_GEN_HIST_BUCKETS, sizeof(*g.st.hist));
 	if (g.st.hist == NULL) {

@@ -123,3 +123,23 @@ def test_bad_service_commands_are_refused(dataplane, cmd, message):
         with pytest.raises(RuntimeFailure, match=message):
             s.control.call(cmd)
         s.close()
+
+
+def test_generator_sends_flow_classes_together(dataplane):
+    """nfvp-gen --class: large and small frames at their own rates, interleaved, each class
+    with its own flows, counts and latencies (the traffic set-ups of Hajji et al.)."""
+    with Session("double-buffer") as s:
+        s.add_nfs("forward", ["a"])
+        s.set_chain(0, ["a"])
+        s.start_traffic(rate_pps=0, frame_bytes=64, macs=[chain_mac(0)], duration_s=0.5,
+                        classes=[(1518, 2e4, 4), (64, 2e5, 16)])
+        gen = s.wait_traffic()
+        s.close()
+    large, small = gen["classes"]
+    assert (large["frame_bytes"], large["flows"], large["first_flow"]) == (1518, 4, 0)
+    assert (small["frame_bytes"], small["flows"], small["first_flow"]) == (64, 16, 4)
+    assert large["sent"] == pytest.approx(1e4, rel=0.02)
+    assert small["sent"] == pytest.approx(1e5, rel=0.02)
+    assert large["sent"] + small["sent"] == gen["sent"]
+    assert large["received_bytes"] == large["received"] * 1518
+    assert small["latency_ns"]["count"] == small["received"] > 0

@@ -326,8 +326,14 @@ class Session:
     def start_traffic(self, *, rate_pps: float, frame_bytes: int, macs: list[str],
                       duration_s: float, flows: int = 1, cpu: int = 1, mpls: bool = False,
                       fdir: bool = False, extra: tuple[str, ...] = (),
-                      idle: str = "sleep") -> None:
-        """Start nfvp-gen; ``extra`` are more of its options (``--dst-ip-count`` ...)."""
+                      idle: str = "sleep",
+                      classes: list[tuple[int, float, int]] | None = None) -> None:
+        """Start nfvp-gen; ``extra`` are more of its options (``--dst-ip-count`` ...).
+        ``classes``: flow classes (frame bytes, pps, flows) sent together, instead of
+        ``frame_bytes``, ``rate_pps`` and ``flows``; the report has a row per class."""
+        if classes:
+            extra = (*extra, *(a for b, r, f in classes
+                               for a in ("--class", f"{b}:{r:.0f}:{f}")))
         bins = _need("gen")
         self.gen_json = self.tmp / "gen.json"
         self.gen_json.unlink(missing_ok=True)
