@@ -472,6 +472,46 @@ bench_checksum(FILE *f, const struct opts *o)
 	progress("checksums");
 }
 
+/* A DFA walk as a payload scanner does it (the IDS's Aho-Corasick automaton): per byte, the
+ * next state from a table of 256 two-byte transitions a state, each load depending on the one
+ * before. Random tables of 64, 1024 and 8192 states (32 KB, 512 KB, 4 MB), over 16 KB of
+ * random bytes. Cycles per byte. */
+static int
+bench_dfa(FILE *f, const struct opts *o)
+{
+	static const unsigned int states[] = { 64, 1024, 8192 };
+	static uint8_t text[16384];
+	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
+	double v[MAX_REPS];
+	unsigned int t, r, s = 0;
+
+	random_keys(text, sizeof(text));
+	fprintf(f, "\"dfa\": [");
+	for (t = 0; t < RTE_DIM(states); t++) {
+		uint16_t *delta = malloc((size_t)states[t] * 256 * sizeof(*delta));
+		uint64_t i;
+
+		if (delta == NULL)
+			return -1;
+		for (i = 0; i < (uint64_t)states[t] * 256; i++)
+			delta[i] = (uint16_t)(rte_rand() % states[t]);
+		for (r = 0; r < o->reps; r++) {
+			t0 = rte_rdtsc_precise();
+			for (k = 0; k < bytes; k++)
+				s = delta[(size_t)s * 256 + text[k & (sizeof(text) - 1)]];
+			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)bytes;
+		}
+		sink += s;
+		free(delta);
+		fprintf(f, "%s{\"states\": %u, ", t ? ", " : "", states[t]);
+		json_stat(f, "cycles_per_byte", v, o->reps);
+		fprintf(f, "}");
+	}
+	fprintf(f, "], ");
+	progress("DFA scan");
+	return 0;
+}
+
 /* rte_memcpy of a packet from a pool of buffers larger than L2 (so it comes from L3 or DRAM, as
  * a packet the NIC wrote) into a buffer in L1. */
 static void
@@ -666,7 +706,7 @@ main(int argc, char **argv)
 		o.max_ws = o.quick ? 64u << 20 : 512u << 20;
 	for (ws = 4096, steps = 0; ws <= o.max_ws; ws *= 2)
 		steps++;
-	steps += 2 + (o.quick ? 4 : 5) + 1 + 1 + 1 + (rte_lcore_count() > 1);
+	steps += 2 + (o.quick ? 4 : 5) + 1 + 1 + 1 + 1 + (rte_lcore_count() > 1);
 	printf("{\"tsc_hz\": %" PRIu64 ", \"tsc_measured_hz\": %.0f, \"quick\": %s, "
 	       "\"repetitions\": %u, ", rte_get_tsc_hz(), tsc_measured_hz(),
 	       o.quick ? "true" : "false", o.reps);
@@ -675,6 +715,8 @@ main(int argc, char **argv)
 	if (bench_hash(stdout, &o) < 0 || bench_lpm(stdout, &o) < 0)
 		return 1;
 	bench_checksum(stdout, &o);
+	if (bench_dfa(stdout, &o) < 0)
+		return 1;
 	bench_copy(stdout, &o, l2);
 	bench_core_to_core(stdout, &o, o.reps);
 	printf("\"sink\": %" PRIu64 "}\n", sink & 1);

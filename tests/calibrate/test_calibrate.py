@@ -39,6 +39,8 @@ def synthetic():
         "checksum": [{"bytes": b, "cycles": stat(10 + 0.5 * b / 2)} for b in (20, 64, 256, 1500)],
         "inc_checksum_cycles": stat(4.0),
         "inc_checksum": [{"words": w, "cycles": stat(3 + 0.25 * w)} for w in (1, 2, 4, 8)],
+        "dfa": [{"states": n, "cycles_per_byte": stat(c)} for n, c in ((64, 5), (1024, 7),
+                                                                        (8192, 20))],
         "copy": [{"bytes": 64, "cycles": stat(8.0)}],
     }
 
@@ -56,6 +58,8 @@ def test_derive_picks_each_level_and_fits_the_checksum():
     # RFC 1624 updates: a fold per update and a little per changed word
     assert v["inc_checksum_cycles_per_word"][0] == pytest.approx(0.25)
     assert v["inc_checksum_fixed_cycles"][0] == pytest.approx(3)
+    # the DFA walk over the largest table that fits L1 (32 KB of 64 states)
+    assert v["dfa_step_cycles"][0] == 5
 
 
 def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_json):
@@ -119,6 +123,8 @@ def test_quick_calibration_of_this_host(dataplane, cli, tmp_path):
     assert big["entries"] > small["entries"]
     assert big["lookup_hit_cycles"]["median"] > small["lookup_hit_cycles"]["median"]
     assert d["checksum"][-1]["cycles"]["median"] > d["checksum"][0]["cycles"]["median"]
+    dfa = [r["cycles_per_byte"]["median"] for r in d["dfa"]]
+    assert dfa[-1] > dfa[0]                # a 4 MB table costs more per byte than 32 KB
     inc = d["inc_checksum"]
     assert inc[-1]["cycles"]["median"] > inc[0]["cycles"]["median"]   # 8 words vs 1
     code, _, err = cli("estimate", "l2_basic_forwarding", "--platform", str(out))

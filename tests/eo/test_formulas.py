@@ -163,12 +163,13 @@ def test_dram_latency_formula(si_platform, printed_platform):
 
 
 def test_every_eo_of_table_1_has_a_cost():
-    """Table 1: nine EO rows, thirteen names with the duals."""
+    """Table 1: nine EO rows, thirteen names with the duals (then ours: dfa_scan)."""
     from nfvperf.eo.operations import CATALOGUE
 
-    assert [s.name for s in CATALOGUE] == [
+    assert [s.name for s in CATALOGUE][:13] == [
         "I/O_mem", "mem_I/O", "parse", "deparse", "increase", "decrease", "sum", "checksum",
         "inc_checksum", "array_access", "ht_lookup", "lpm_lookup", "ct_insertion"]
+    assert [s.name for s in CATALOGUE][13:] == ["dfa_scan"]
     for spec in CATALOGUE:
         assert callable(spec.cost)
 
@@ -192,3 +193,22 @@ def test_calibrated_host_options_for_the_io_and_incremental_checksum():
     assert costs.mem_io(ctx, {"hdr": 100, "data": 46}).cycles == 18
     assert costs.inc_checksum(ctx, {"b": 4}).cycles == 11
     assert costs.inc_checksum(ctx, {"b": 4}).dram_accesses == 0
+
+
+def test_dfa_scan_costs_a_dependent_load_per_byte(si_platform):
+    """dfa_scan (ours, for payload NFs such as the IDS): b x (index ADD + a load from where the
+    table lives), or the profile's measured cycles per byte."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import parse_nf
+
+    def cycles(states, platform=si_platform):
+        nf = parse_nf(f'name: x\ndescription: d\noperations: ["dfa_scan(ps, {states})"]\n')
+        return estimate(nf, platform, frame_bytes=1018)[0].lines[0].cost.cycles
+
+    c = si_platform.cache
+    assert cycles(16) == 1000 * (1 + c.l1_load_cycles)          # 8 KB: in L1
+    assert cycles(256) == 1000 * (1 + c.l2_load_cycles)         # 128 KB: in L2
+    assert cycles(4096) == 1000 * (1 + c.l3_access_cycles)      # 2 MB: beyond L1 + L2
+    measured = si_platform.model_copy(update={"instructions": si_platform.instructions
+                                              .model_copy(update={"dfa_step_cycles": 3.5})})
+    assert cycles(1024, measured) == 3500

@@ -71,6 +71,18 @@ def _inc_checksum(d: dict) -> dict[str, tuple[float, str]]:
             "inc_checksum_fixed_cycles": (max(fixed, 0.0), "its intercept (the fold)")}
 
 
+def _dfa(d: dict, cached: float) -> dict[str, tuple[float, str]]:
+    """dfa_scan per byte: the walk over the largest table that fits L1. A scan of payload
+    that does not match stays in the automaton's first levels, whose rows are few and hot."""
+    fits = [r for r in d.get("dfa", []) if r["states"] * 512 <= cached]
+    if not fits:
+        return {}
+    r = fits[-1]
+    return {"dfa_step_cycles": (r["cycles_per_byte"]["median"],
+                                f"DFA walk, {r['states']} states ({r['states'] // 2} KB), "
+                                + _stat(r["cycles_per_byte"]))}
+
+
 def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
     """The profile's values from the measurements, each as (value, note)."""
     l1, l2, l3 = host.l1_bytes, host.l2_bytes, host.l3_bytes or 8 * host.l2_bytes
@@ -126,6 +138,7 @@ def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
                                f"{HASH_KEY_BYTES} B keys, less the {regs} key loads the formula "
                                "adds; " + _stat(small["lookup_hit_cycles"])),
         **_inc_checksum(d),
+        **_dfa(d, l1),
         "ct_insertion_cycles": (small["insert_cycles"]["median"],
                                 f"rte_hash add, {small['entries']} entries, "
                                 + _stat(small["insert_cycles"])),
@@ -149,7 +162,7 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
 
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
-                             "lpm", "checksum", "inc_checksum_cycles", "inc_checksum", "copy",
+                             "lpm", "checksum", "inc_checksum_cycles", "inc_checksum", "dfa", "copy",
                              "core_to_core")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -202,6 +215,7 @@ instructions:
 {row('checksum_fixed_cycles', 'checksum_fixed_cycles')}
 {row('inc_checksum_cycles_per_word', 'inc_checksum_cycles_per_word')}
 {row('inc_checksum_fixed_cycles', 'inc_checksum_fixed_cycles')}
+{row('dfa_step_cycles', 'dfa_step_cycles')}
   hash_cycles_per_key_component: 0   # folded into hash_lookup_cycles (rte_hash measured whole)
 {row('hash_lookup_cycles', 'hash_lookup_cycles')}
   hash_store_cycles: 5                # paper: cache store per 32 B of entry

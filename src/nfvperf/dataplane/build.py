@@ -11,7 +11,7 @@ from pathlib import Path
 from nfvperf.errors import RuntimeFailure
 
 ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
-NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "learnsw", "router", "nat", "bng")
+NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "learnsw", "router", "nat", "bng", "ids")
 #: the NFs `dataplane run` feeds with its generic traffic (the table NFs need their own:
 #: `nfvperf validate dataplane` makes it)
 RUN_NFS = NFS[:4]

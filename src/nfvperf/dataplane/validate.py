@@ -55,7 +55,7 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
     """The NFs validated and the traffic each needs: the paper's few vs many destinations
     (and destinations the table lacks: its hit rate), sources spread over the table, routes that
     end within the first DIR-24-8 table or need the second, one flow vs many, tables that fit
-    the caches vs tables in DRAM."""
+    the caches vs tables in DRAM; payload scanned byte by byte."""
     entries = 1 << 16 if quick else 1 << 21
     table = ("--entries", str(entries), "--port-base", "1")
     conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
@@ -89,6 +89,7 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
             Traffic(f"{conns} flows", gen=("--flows", str(conns)),
                     nf_args=("--entries", str(conns)), params={"entries": conns}),
         ],
+        "ids": [Traffic("100 random signatures, payload without matches")],
         # 64K subscribers: tables in L3; 1M: in DRAM (the paper's 16M does not fit 1 GB of
         # hugepages)
         "bng": _bng(1 << 16) + ([] if quick else _bng(1 << 20)),

@@ -150,6 +150,27 @@ def _checksum(ctx: MappingContext, b: float, *, accesses: bool) -> Cost:
                 + i.checksum_fixed_cycles, dram, formula)
 
 
+#: dfa_scan's table: 256 transitions of 2 B per state
+DFA_STATE_BYTES = 512
+
+
+def dfa_scan(ctx: MappingContext, a: dict[str, float]) -> Cost:
+    """``dfa_scan(b, states)``: b bytes through a DFA (an Aho-Corasick automaton compiled to
+    256 transitions a state): one table load per byte, each depending on the one before. Per
+    byte: the profile's measured ``dfa_step_cycles``, else an index ADD and a load from where
+    the table lives (L1, L2, else the L3 access cost). Not one of the paper's EOs."""
+    p, i = ctx.platform, ctx.platform.instructions
+    table = a["states"] * DFA_STATE_BYTES
+    if i.dfa_step_cycles is not None:
+        step, how = i.dfa_step_cycles, _n(i.dfa_step_cycles)
+    else:
+        load, level = ((p.cache.l1_load_cycles, "L1") if table <= p.cache.l1_bytes else
+                       (p.cache.l2_load_cycles, "L2") if table <= p.cache_l1_l2_bytes else
+                       (p.cache.l3_access_cycles, "L3"))
+        step, how = i.index_cycles + load, f"({_n(i.index_cycles)} + {_n(load)} {level})"
+    return Cost(step * a["b"], 0, f"{how}·{_n(a['b'])}")
+
+
 def array_access(ctx: MappingContext, a: dict[str, float]) -> Cost:
     """``array_access(es, max)``: 1 + ⌈es/8⌉ cycles + ⌈es/64⌉ DRAM accesses. As printed, the
     cost does not depend on ``max``: the array is taken to be in DRAM."""

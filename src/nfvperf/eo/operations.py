@@ -86,6 +86,9 @@ CATALOGUE: tuple[OperationSpec, ...] = (
                   costs.lpm_lookup, "longest prefix match lookup (DIR-24-8)"),
     OperationSpec("ct_insertion", _TABLE, costs.ct_insertion,
                   "insert an entry with a timestamp, or refresh the timestamp"),
+    OperationSpec("dfa_scan", (Param("b", "bytes", "bytes scanned"),
+                               Param("states", "entries", "states of the DFA")),
+                  costs.dfa_scan, "multi-pattern scan (Aho-Corasick DFA): a load per byte"),
 )
 
 _BY_NAME: dict[str, OperationSpec] = {}

@@ -133,6 +133,9 @@ class Instructions(FileModel):
     inc_checksum_cycles_per_word: Cycles | None = Field(
         None, description="inc_checksum: cycles per changed 16-bit word (RFC 1624), measured; "
         "unset: the checksum formula over the changed bytes, as the paper")
+    dfa_step_cycles: Cycles | None = Field(
+        None, description="dfa_scan: cycles per byte through a DFA table in L1, measured; "
+        "unset: an index ADD and a load from the table's cache level")
     inc_checksum_fixed_cycles: Cycles = Field(
         0, description="inc_checksum: cycles per update besides its words (the fold), measured; "
         "read only with inc_checksum_cycles_per_word")
