@@ -190,6 +190,7 @@ attach_nf(struct vswitch *vs, int fd, const char *name, pid_t pid)
 	nf->slot->wait_timeout_ns = vs->cfg.nf_wait_ms * 1000000ull;
 	sem_init(&nf->slot->sem, 1, 0);
 	snprintf(nf->name, sizeof(nf->name), "%s", name);
+	nf->sojourn_hist = calloc(VS_LAT_BINS, sizeof(*nf->sojourn_hist)); /* NULL: not measured */
 	nf->pid = pid;
 	nf->ctl_fd = fd;
 	nf->alive = 1;

@@ -142,6 +142,8 @@ vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
 		return;
 	}
 	pd = &nf->pend;
+	m->tx_offload = vs->now_tsc; /* no offloads here: the field holds when it left for the NF */
+	nf->bytes += m->pkt_len;
 	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
 		/* the one copy of this hop: into a buffer of the NF's own region */
 		uint32_t idx;
@@ -211,14 +213,41 @@ vs_poll_ports(struct vswitch *vs, int rx)
 	}
 }
 
+static inline unsigned int
+lat_bin(uint64_t c)
+{
+	unsigned int e;
+
+	if (c < (1u << VS_LAT_SUB_BITS))
+		return (unsigned int)c;
+	e = 63 - (unsigned int)__builtin_clzll(c);
+	return ((e - VS_LAT_SUB_BITS + 1) << VS_LAT_SUB_BITS) +
+	       (unsigned int)((c >> (e - VS_LAT_SUB_BITS)) & ((1u << VS_LAT_SUB_BITS) - 1));
+}
+
+/* How long a packet was away in an NF: queue, processing, the way back. */
+static inline void
+sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
+{
+	uint64_t c = vs->now_tsc > m->tx_offload ? vs->now_tsc - m->tx_offload : 0;
+
+	if (nf->sojourn_hist == NULL)
+		return;
+	nf->sojourn_hist[lat_bin(c)]++;
+	nf->sojourn_sum += (double)c;
+	nf->sojourn_n++;
+}
+
 /* A packet back from an NF: drop it, or on to the next hop. */
 static void
 returned(struct vswitch *vs, struct rte_mbuf *m)
 {
 	struct nfvp_meta *meta = nfvp_meta(m);
 
-	if (meta->owner > 0 && meta->owner <= vs->n_nf_ids)
+	if (meta->owner > 0 && meta->owner <= vs->n_nf_ids) {
 		vs->nfs[meta->owner - 1].returned++;
+		sojourn(vs, &vs->nfs[meta->owner - 1], m);
+	}
 	meta->owner = 0;
 	if (meta->verdict == NFVP_DROP) {
 		vs->drops.nf++;
@@ -245,6 +274,7 @@ iso_returned(struct vswitch *vs, struct vs_nf *nf)
 			continue; /* an NF that names a buffer it was not given: ignore it */
 		nf->held[idx] = NULL;
 		nf->returned++;
+		sojourn(vs, nf, m);
 		meta = nfvp_meta(m);
 		if (NFVP_ISO_VERDICT(elems[i]) == NFVP_DROP) {
 			vs->drops.nf++;

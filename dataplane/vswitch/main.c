@@ -32,6 +32,7 @@ loop(struct vswitch *vs)
 	while (!vs->quit) {
 		uint64_t now = rte_rdtsc();
 
+		vs->now_tsc = now;
 		vs_poll_ports(vs, vs->rx_enabled);
 		vs_poll_nfs(vs);
 		vs_flush(vs);

@@ -114,23 +114,26 @@ key_hash(const struct vs_flow_key *k)
 }
 
 /* nf-aware: the groups of instances for large and small flows, sized by each class's share
- * of the NF's cost driver (at least one each while both classes are seen and n >= 2). */
+ * of the NF's cost driver; a class that has been seen (or is being placed: `placing`, 0 small,
+ * 1 large, -1 none) gets at least one instance while n >= 2. */
 static void
-nf_aware_groups(struct vs_service *s)
+nf_aware_groups(struct vs_service *s, int placing)
 {
-	double large = s->class_load[1], total = s->class_load[0] + large;
+	int has_large = s->class_load[1] > 0 || placing == 1;
+	int has_small = s->class_load[0] > 0 || placing == 0;
+	double total = s->class_load[0] + s->class_load[1];
 	unsigned int n_large;
 
-	if (s->n < 2 || total <= 0) {
-		s->n_large = s->n < 2 || large <= 0 ? (large > 0 ? s->n : 0) : s->n;
+	if (!has_large || s->n < 2) {
+		s->n_large = has_large ? s->n : 0;
 		return;
 	}
-	n_large = (unsigned int)lround(s->n * large / total);
-	if (large > 0 && n_large == 0)
-		n_large = 1;
-	if (large < total && n_large == s->n)
-		n_large = s->n - 1;
-	s->n_large = n_large;
+	if (!has_small) {
+		s->n_large = s->n;
+		return;
+	}
+	n_large = total > 0 ? (unsigned int)lround(s->n * s->class_load[1] / total) : s->n / 2;
+	s->n_large = RTE_MIN(RTE_MAX(n_large, 1u), s->n - 1u);
 }
 
 /* The least loaded instance of a class's group, by the cost driver per weight. */
@@ -144,8 +147,13 @@ nf_aware_pick(struct vs_service *s, int large)
 		hi = s->n;
 	}
 	best = lo;
-	for (i = lo + 1; i < hi; i++)
-		if (s->inst_load[i] * s->weight[best] < s->inst_load[best] * s->weight[i])
+	for (i = lo; i < hi && s->weight[i] == 0; i++)
+		best = i + 1;
+	if (best == hi) /* every instance of the group weighs 0 */
+		best = lo;
+	for (i = best + 1; i < hi; i++)
+		if (s->weight[i] != 0 &&
+		    s->inst_load[i] * s->weight[best] < s->inst_load[best] * s->weight[i])
 			best = i;
 	return (uint16_t)best;
 }
@@ -165,7 +173,6 @@ nf_aware_decay(struct vswitch *vs, struct vs_service *s, uint64_t now)
 	s->class_load[1] *= f;
 	for (i = 0; i < s->n; i++)
 		s->inst_load[i] *= f;
-	nf_aware_groups(s);
 }
 
 int
@@ -190,6 +197,7 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 	large = m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes;
 	if (s->policy == VS_POL_NF_AWARE) {
 		nf_aware_decay(vs, s, rte_rdtsc());
+		nf_aware_groups(s, large);
 		inst = nf_aware_pick(s, large);
 	} else {
 		inst = s->maglev[key_hash(&k) % VS_MAGLEV_M];
@@ -294,7 +302,7 @@ service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const 
 	s->last_hash_moved = hash_moved;
 	s->last_mod_moved = mod_moved;
 	if (s->policy == VS_POL_NF_AWARE)
-		nf_aware_groups(s);
+		nf_aware_groups(s, -1);
 }
 
 /* "NF[:W],NF[:W]..." into NF ids and weights; 0 or a reply-ready error. */
@@ -303,6 +311,7 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 		unsigned int *n, char *err, size_t len)
 {
 	char *item, *save;
+	unsigned int i, sum;
 
 	*n = 0;
 	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
@@ -314,8 +323,8 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 		if (colon != NULL) {
 			*colon = '\0';
 			w = strtoul(colon + 1, &end, 10);
-			if (*end != '\0' || w == 0 || w > 1000) {
-				snprintf(err, len, "error service weight: expected 1..1000, found "
+			if (*end != '\0' || colon[1] == '\0' || w > 1000) {
+				snprintf(err, len, "error service weight: expected 0..1000, found "
 					 "\"%.32s\"", colon + 1);
 				return -1;
 			}
@@ -339,6 +348,12 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 	}
 	if (*n == 0) {
 		snprintf(err, len, "error service: expected at least one instance");
+		return -1;
+	}
+	for (sum = 0, i = 0; i < *n; i++)
+		sum += weight[i];
+	if (sum == 0) {
+		snprintf(err, len, "error service weight: expected weights that sum to more than 0");
 		return -1;
 	}
 	return 0;

@@ -41,8 +41,52 @@ hist_median(const uint64_t *h)
 	return -1;
 }
 
+/* The middle of a sojourn bin, in TSC cycles. */
+static double
+lat_mid(unsigned int b)
+{
+	unsigned int e, sub;
+	double lo, width;
+
+	if (b < (1u << VS_LAT_SUB_BITS))
+		return b;
+	e = (b >> VS_LAT_SUB_BITS) + VS_LAT_SUB_BITS - 1;
+	sub = b & ((1u << VS_LAT_SUB_BITS) - 1);
+	width = (double)(UINT64_C(1) << (e - VS_LAT_SUB_BITS));
+	lo = (double)(UINT64_C(1) << e) + sub * width;
+	return lo + (width - 1) / 2;
+}
+
+static double
+lat_quantile(const struct vs_nf *nf, double q)
+{
+	uint64_t cum = 0, rank = (uint64_t)(q * (double)nf->sojourn_n) + 1;
+	unsigned int b;
+
+	for (b = 0; b < VS_LAT_BINS; b++) {
+		cum += nf->sojourn_hist[b];
+		if (cum >= rank)
+			return lat_mid(b);
+	}
+	return lat_mid(VS_LAT_BINS - 1);
+}
+
+/* Sojourn in the NF (queue, processing, way back) in µs: null when nothing came back. */
 static void
-nf_json(FILE *f, const struct vs_nf *nf)
+sojourn_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
+{
+	if (nf->sojourn_hist == NULL || nf->sojourn_n == 0) {
+		fprintf(f, "\"sojourn_us\": {\"count\": 0, \"mean\": null, \"p50\": null, "
+			"\"p99\": null}");
+		return;
+	}
+	fprintf(f, "\"sojourn_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"p50\": %.3f, "
+		"\"p99\": %.3f}", nf->sojourn_n, nf->sojourn_sum / (double)nf->sojourn_n * us_per_tsc,
+		lat_quantile(nf, 0.5) * us_per_tsc, lat_quantile(nf, 0.99) * us_per_tsc);
+}
+
+static void
+nf_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 {
 	const struct nfvp_nf_stats *s = &nf->slot->stats;
 
@@ -53,12 +97,15 @@ nf_json(FILE *f, const struct vs_nf *nf)
 		", "
 		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
 		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 ", "
-		"\"loop_cycles_median\": %.1f, \"handler_cycles_median\": %.1f}",
+		"\"loop_cycles_median\": %.1f, \"handler_cycles_median\": %.1f, "
+		"\"bytes_sent_by_vswitch\": %" PRIu64 ", ",
 		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
 		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
 		s->loop_cycles,
 		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death, hist_median(s->loop_hist),
-		hist_median(s->handler_hist));
+		hist_median(s->handler_hist), nf->bytes);
+	sojourn_json(f, nf, us_per_tsc);
+	fprintf(f, "}");
 }
 
 static int
@@ -94,7 +141,7 @@ write_json(const struct vswitch *vs, FILE *f)
 	fprintf(f, "], \"per_nf\": [");
 	for (i = 0; i < vs->n_nf_ids; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		nf_json(f, &vs->nfs[i]);
+		nf_json(f, &vs->nfs[i], 1e6 / (double)vs->hz);
 	}
 	fprintf(f, "], ");
 	vs_service_json(f, vs);

@@ -16,6 +16,9 @@
 #include "nfvp_shm.h"
 
 #define VS_HIST 33 /* burst sizes 0..32 */
+/* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
+#define VS_LAT_SUB_BITS 2
+#define VS_LAT_BINS ((64 - VS_LAT_SUB_BITS + 1) << VS_LAT_SUB_BITS)
 
 struct vs_config {
 	enum nfvp_arch arch;
@@ -71,6 +74,10 @@ struct vs_nf {
 	uint64_t sent;
 	uint64_t returned;
 	uint64_t lost_at_death;
+	uint64_t bytes;         /* sent to it */
+	uint64_t sojourn_n;
+	double sojourn_sum;
+	uint64_t *sojourn_hist; /* VS_LAT_BINS, allocated when it attaches */
 	struct vs_pending pend;
 };
 
@@ -177,6 +184,7 @@ struct vswitch {
 	/* counters */
 	struct vs_drops drops;
 	uint64_t loops;
+	uint64_t now_tsc;             /* this poll loop's TSC: stamps packets handed to NFs */
 	uint64_t rx_hist[VS_HIST];
 	uint64_t nf_hist[VS_HIST];
 };

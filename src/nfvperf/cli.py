@@ -357,6 +357,10 @@ def dataplane_run(
     vswitch_cpu: Annotated[int, typer.Option("--vswitch-cpu")] = 0,
     nf_cpu: Annotated[int, typer.Option("--nf-cpu", help="The CPU all NFs share.")] = 1,
     gen_cpu: Annotated[int, typer.Option("--gen-cpu")] = 1,
+    chain: Annotated[Optional[Path], typer.Option(
+        "--chain", help="A chain of services with parallel instances (YAML: services, "
+        "instances, policy, weights, traffic classes, scale events); --nf, --nfs and "
+        "--chain-length do not apply.")] = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
@@ -366,6 +370,10 @@ def dataplane_run(
     from nfvperf.dataplane.views import run_tables
 
     _quiet(quiet)
+    if chain is not None:
+        _run_chain(chain, arch, packet_size, rate_mpps, rate_gbps, flows, duration,
+                   vswitch_cpu, nf_cpu, gen_cpu, fmt, out)
+        return
     cfg = RunConfig(arch=arch, nfs=nfs, chain_length=chain_length, packet_size=packet_size,
                     rate_mpps=rate_mpps, rate_gbps=rate_gbps, flows=flows, duration_s=duration,
                     nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu)
@@ -375,6 +383,28 @@ def dataplane_run(
     row.update({f"dropped_{k}": v for k, v in result["dropped"].items()})
     row.update({f"latency_us_{k}": v for k, v in result["latency_us"].items()})
     _emit(result, fmt, out, run_tables, csv_rows=[row])
+
+
+def _run_chain(path: Path, arch: str, packet_size: int, rate_mpps: float | None,
+               rate_gbps: float | None, flows: int, duration: float, vswitch_cpu: int,
+               nf_cpu: int, gen_cpu: int, fmt: Format, out: Path | None) -> None:
+    from nfvperf.dataplane import RunConfig
+    from nfvperf.dataplane.chain import load_chain, run_chain
+    from nfvperf.dataplane.views import chain_rows, chain_tables
+
+    spec = load_chain(path)
+    # the command line's traffic and CPUs are checked as for a plain run
+    cfg = RunConfig(arch=arch, packet_size=packet_size, flows=flows, duration_s=duration,
+                    rate_mpps=rate_mpps if rate_mpps is not None or rate_gbps is not None
+                    or spec.traffic is None else 0.1,
+                    rate_gbps=rate_gbps, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu,
+                    gen_cpu=gen_cpu, nfs=1, chain_length=1)
+    cfg.validate()
+    with _stages() as say:
+        result = run_chain(spec, arch=arch, frame_bytes=packet_size, rate_pps=cfg.rate_pps,
+                           flows=flows, duration_s=duration, vswitch_cpu=vswitch_cpu,
+                           nf_cpu=nf_cpu, gen_cpu=gen_cpu, progress=say)
+    _emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
 
 
 @dataplane_app.command("sweep")

@@ -72,3 +72,20 @@ def test_file_that_is_not_utf8(cli, tmp_path):
     code, out, err = cli("estimate", str(path))
     assert code == 2
     assert err == f'nfvperf: error: {path}: expected UTF-8 text, found "byte 9 undecodable"\n'
+
+
+BAD_CHAINS = sorted((Path(__file__).parent.parent / "data" / "bad_chain").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", BAD_CHAINS, ids=lambda p: p.stem)
+def test_bad_chain_spec_gives_one_line_and_starts_nothing(cli, path, tmp_path):
+    """Issue 6: an unknown NF, zero instances, round-robin on a stateful NF, weights that do
+    not sum to a positive value (and the rest) are refused before any process starts: this
+    runs without DPDK."""
+    expected = path.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ")
+    out_file = tmp_path / "out.json"
+    code, out, err = cli("dataplane", "run", "--chain", str(path), "-f", "json", "-o",
+                         str(out_file))
+    assert (code, out) == (2, "")
+    assert err == f"nfvperf: error: {path}{expected}\n"
+    assert list(tmp_path.iterdir()) == []

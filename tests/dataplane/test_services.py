@@ -113,7 +113,9 @@ def test_round_robin_spreads_packets_of_stateless_nfs_only(dataplane):
     ("service add x flow stateful packets 512 zz",
      "error service nf: expected the name of an attached NF"),
     ("service add x weighted stateful packets 512 a:0",
-     "error service weight: expected 1..1000"),
+     "error service weight: expected weights that sum to more than 0"),
+    ("service add x weighted stateful packets 512 a:2000",
+     "error service weight: expected 0..1000"),
     ("service add x flow stateful watts 512 a", "error service cost: expected packets or bytes"),
     ("service set nope a", 'error service: no service "nope"'),
 ])
@@ -143,3 +145,45 @@ def test_generator_sends_flow_classes_together(dataplane):
     assert large["sent"] + small["sent"] == gen["sent"]
     assert large["received_bytes"] == large["received"] * 1518
     assert small["latency_ns"]["count"] == small["received"] > 0
+
+
+def test_chain_spec_runs_from_the_cli_with_nf_aware_split_and_scaling(dataplane, cli, tmp_path):
+    """`nfvperf dataplane run --chain`: NAT -> IDS, two instances each, nf-aware; the NAT
+    service puts the large-frame flows on one instance and the small ones on the other; a
+    third IDS joins mid-run. JSON keys per class, service and instance, and the scaling."""
+    import json
+
+    spec = tmp_path / "chain.yaml"
+    spec.write_text("""\
+name: nat-ids
+services:
+  - {nf: nat, instances: 2, policy: nf-aware, args: [--public-ip, "192.0.2.1{k}"]}
+  - {nf: ids, instances: 2, policy: nf-aware}
+traffic:
+  - {frame_bytes: 1518, rate_pps: 10000, flows: 4}
+  - {frame_bytes: 64, rate_pps: 100000, flows: 32}
+scale:
+  - {at_s: 0.3, service: 1, instances: 3}
+""")
+    code, out, err = cli("dataplane", "run", "--chain", str(spec), "--duration", "0.8",
+                         "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert {"chain", "offered_packets", "delivered_packets", "loss_pct", "latency_us",
+            "classes", "services", "scaling"} <= set(r)
+    large, small = r["classes"]
+    assert (large["frame_bytes"], small["frame_bytes"]) == (1518, 64)
+    assert large["delivered"] > 0 and small["delivered"] > 0
+    nat, ids = r["services"]
+    assert (nat["nf"], nat["policy"], ids["nf"]) == ("nat", "nf-aware", "ids")
+    for inst in nat["instances"] + ids["instances"]:
+        assert {"name", "flows", "offered", "delivered", "dropped", "bytes",
+                "latency_us"} <= set(inst)
+    # the NAT's cost follows packets: the 4 large flows get one instance, the 32 small the other
+    by_flows = sorted(nat["instances"], key=lambda i: i["flows"])
+    assert [i["flows"] for i in by_flows] == [4, 32]
+    assert by_flows[0]["bytes"] / by_flows[0]["offered"] == pytest.approx(1514, abs=1)
+    assert len(ids["instances"]) == 3 and ids["instances"][2]["in_service_at_end"]
+    (event,) = r["scaling"]
+    assert event["service"] == 1 and event["instances"] == 3 and event["moved"] == 0
+    assert 0.99 * r["offered_packets"] <= nat["offered"] <= r["offered_packets"]

@@ -12,6 +12,12 @@ from nfvperf.errors import RuntimeFailure
 
 ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
 NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "learnsw", "router", "nat", "bng", "ids")
+#: per NF: (stateless, what drives its cost: packets for header NFs, bytes for payload NFs)
+NF_TRAITS = {"signature": (True, "packets"), "forward": (True, "packets"),
+             "mpls": (True, "packets"), "counter": (False, "packets"),
+             "l2fwd": (True, "packets"), "learnsw": (False, "packets"),
+             "router": (True, "packets"), "nat": (False, "packets"), "bng": (False, "packets"),
+             "ids": (False, "bytes")}
 #: the NFs `dataplane run` feeds with its generic traffic (the table NFs need their own:
 #: `nfvperf validate dataplane` makes it)
 RUN_NFS = NFS[:4]
