@@ -193,7 +193,7 @@ def demo(
         _plot(paper_figures, figure_panels(), plot)
 
 
-ServiceOpt = Annotated[Path, typer.Option(
+ServiceOpt = Annotated[Optional[Path], typer.Option(
     "--service-times", help="CSV: batch_size,mean_service_time_ns, rows 0..β (missing sizes "
     "are interpolated).", show_default=False)]
 BetaOpt = Annotated[int, typer.Option("--beta", help="Maximum batch size β.")]
@@ -243,7 +243,7 @@ def batching(
 
 @app.command()
 def simulate(
-    service_times: ServiceOpt,
+    service_times: ServiceOpt = None,
     beta: BetaOpt = 256,
     queue: QueueOpt = 4096,
     rate_mbps: RateMbpsOpt = None,
@@ -260,12 +260,24 @@ def simulate(
                     ] = "tail",
     arrivals_file: Annotated[Optional[Path], typer.Option(
         "--arrivals-file", help="Replay arrival timestamps (ns, one per line) instead.")] = None,
+    chain: Annotated[Optional[Path], typer.Option(
+        "--chain", help="Simulate a chain of services with parallel instances instead (the "
+        "YAML of `dataplane run --chain`); with --platform, --duration, --arrivals "
+        "poisson|paced, --packet-size/--rate-mpps/--flows when it has no traffic.")] = None,
+    platform: Annotated[Optional[str], typer.Option(
+        "--platform", "-p", help="--chain: the profile whose EO costs price the packets "
+        "(default xeon-e5-2690v2).")] = None,
+    duration: Annotated[float, typer.Option("--duration", help="--chain: simulated "
+                                            "seconds (after a 10 % warm-up).")] = 1.0,
+    flows: Annotated[int, typer.Option("--flows", help="--chain: flows of the one class "
+                                       "when the spec has no traffic.")] = 1,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     plot: PlotOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Simulate the same queue event by event (numba), with 99 % confidence intervals."""
+    """Simulate the same queue event by event (numba), with 99 % confidence intervals; or,
+    with --chain, a chain of services with parallel instances."""
     import numpy as np
 
     from nfvperf import api
@@ -274,6 +286,13 @@ def simulate(
     from nfvperf.sim.batch_queue import simulate as run
 
     _quiet(quiet)
+    if chain is not None:
+        _simulate_chain(chain, platform, packet_size, rate_mpps, flows, duration, arrivals,
+                        seed, fmt, out)
+        return
+    if service_times is None:
+        raise InputError("a CSV of service times (--service-times), or --chain", None,
+                         field="--service-times")
     if not (packets >= 1000 and float(packets).is_integer()):
         raise InputError("a whole number of packets ≥ 1000", packets, field="--packets")
     q = api.batch_queue(service_times=str(service_times), beta=beta, queue=queue,
@@ -404,6 +423,28 @@ def _run_chain(path: Path, arch: str, packet_size: int, rate_mpps: float | None,
         result = run_chain(spec, arch=arch, frame_bytes=packet_size, rate_pps=cfg.rate_pps,
                            flows=flows, duration_s=duration, vswitch_cpu=vswitch_cpu,
                            nf_cpu=nf_cpu, gen_cpu=gen_cpu, progress=say)
+    _emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
+
+
+def _simulate_chain(path: Path, platform: str | None, packet_size: int,
+                    rate_mpps: float | None, flows: int, duration: float, arrivals: str,
+                    seed: int, fmt: Format, out: Path | None) -> None:
+    from nfvperf.dataplane.chain import load_chain
+    from nfvperf.dataplane.views import chain_rows, chain_tables
+    from nfvperf.eo.platform import load_platform
+    from nfvperf.errors import InputError
+    from nfvperf.sim.chain import simulate_chain
+
+    spec = load_chain(path)
+    prof = load_platform(platform or "xeon-e5-2690v2")
+    if not (0 < duration <= 60):
+        raise InputError("0 < seconds ≤ 60", duration, field="--duration")
+    rate = (rate_mpps or 0.1) * 1e6
+    with _stages() as say:
+        if say:
+            say("simulating", 0, 1)
+        result = simulate_chain(spec, prof, frame_bytes=packet_size, rate_pps=rate,
+                                flows=flows, duration_s=duration, how=arrivals, seed=seed)
     _emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
 
 

@@ -54,6 +54,18 @@ class ServiceSpec(FileModel):
                             description="the NF's own options; {k} is the instance's index "
                                         "(a NAT instance's own --public-ip 192.0.2.1{k})")
     cpu: int | None = Field(None, ge=0, description="CPU of its instances (default --nf-cpu)")
+    # the simulator's (nfvperf simulate --chain); the data plane measures these
+    model: str | None = Field(None, description="EO model (packaged name or file) that prices "
+                              "a packet; default: the one beside the NF's C source")
+    params: dict[str, float] = Field(default_factory=dict, description="the model's params")
+    cycles_per_packet: float | dict[int, float] | None = Field(
+        None, description="measured cost instead of the model: one figure, or by frame size "
+                          "(interpolated)")
+    cores: float = Field(1.0, gt=0, description="cores given to each instance")
+    threads: int = Field(1, ge=1, description="threads an instance runs: it uses at most "
+                                              "this many of its cores")
+    batch_overhead_cycles: float = Field(200.0, ge=0, description="cost of a batch besides "
+                                         "its packets (the NF's loop: dequeue, enqueue)")
 
 
 class FlowClass(FileModel):
@@ -74,6 +86,9 @@ class ChainSpec(FileModel):
     services: list[ServiceSpec] = Field(min_length=1, max_length=16)
     traffic: list[FlowClass] | None = Field(None, min_length=1, max_length=4)
     scale: list[ScaleEvent] = Field(default_factory=list)
+    # the simulator's queues: the data plane's NF rings and bursts
+    ring: int = Field(512, ge=1, le=65536, description="packets an instance's queue holds")
+    burst: int = Field(32, ge=1, le=256, description="packets an instance takes at most")
 
     def check(self, file: str | None = None) -> None:
         """What pydantic cannot see: NFs, policies against the NFs, weights, scale events."""

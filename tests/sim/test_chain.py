@@ -1,0 +1,86 @@
+"""The chain simulator (sim.chain): a service with parallel instances, each a batched polling
+queue, checked against queueing theory and against what the policies promise (issue 6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nfvperf.dataplane.chain import ChainSpec
+from nfvperf.eo.platform import load_platform
+from nfvperf.sim.chain import simulate_chain
+
+PLATFORM = load_platform("xeon-e5-2690v2")
+CLOCK = PLATFORM.cpu.clock_hz
+
+
+def spec(services: list[dict], traffic: list[dict], **kw) -> ChainSpec:
+    return ChainSpec.model_validate({"services": services, "traffic": traffic, **kw})
+
+
+def fwd(**kw) -> dict:
+    """A stateless NF whose packets cost 1 µs, with no batch overhead."""
+    return {"nf": "forward", "cycles_per_packet": CLOCK * 1e-6, "batch_overhead_cycles": 0,
+            **kw}
+
+
+def test_paced_traffic_below_capacity_never_waits():
+    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 1e5, "flows": 1}]),
+                       PLATFORM, how="paced", duration_s=0.2)
+    assert r["loss_pct"] == 0
+    assert r["latency_us"]["mean"] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_one_at_a_time_poisson_queue_is_m_d_1():
+    """With bursts of 1, Poisson arrivals and a fixed service time D, an instance is an M/D/1
+    queue: mean sojourn D (1 + ρ / (2 (1 - ρ))) (Pollaczek-Khinchine); ρ = 0.5: 1.5 D."""
+    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 5e5, "flows": 1}],
+                            burst=1, ring=65536), PLATFORM, duration_s=2.0, seed=3)
+    assert r["loss_pct"] == 0
+    assert r["latency_us"]["mean"] == pytest.approx(1.5, rel=0.02)
+
+
+def test_overload_loses_what_the_instance_cannot_serve_and_counts_it():
+    """2 Mpps into an instance that serves 1 Mpps (packets of 1 µs, one at a time): about half
+    is lost, and offered = delivered + dropped."""
+    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 2e6, "flows": 4}],
+                            burst=1), PLATFORM, duration_s=0.5)
+    (c,) = r["classes"]
+    (inst,) = r["services"][0]["instances"]
+    assert c["loss_pct"] == pytest.approx(50, abs=1)
+    assert inst["offered"] == inst["delivered"] + inst["dropped"] == c["offered"]
+
+
+def test_a_second_core_does_not_help_a_single_threaded_nf_a_second_instance_does():
+    """Hajji et al.: scaling up a single-threaded NF is useless, scaling out is not."""
+    traffic = [{"frame_bytes": 64, "rate_pps": 1.6e6, "flows": 256}]
+    one = simulate_chain(spec([fwd()], traffic), PLATFORM, duration_s=0.3)
+    up = simulate_chain(spec([fwd(cores=2)], traffic), PLATFORM, duration_s=0.3)
+    out = simulate_chain(spec([fwd(instances=2)], traffic), PLATFORM, duration_s=0.3)
+    assert one["loss_pct"] > 30 and up["loss_pct"] == one["loss_pct"]
+    assert out["loss_pct"] < 1
+
+
+def test_round_robin_splits_packets_weights_split_flows():
+    t = [{"frame_bytes": 64, "rate_pps": 2e5, "flows": 4000}]
+    rr = simulate_chain(spec([fwd(instances=2, policy="round-robin")], t), PLATFORM,
+                        duration_s=0.2)
+    a, b = rr["services"][0]["instances"]
+    assert abs(a["offered"] - b["offered"]) <= 1
+    w = simulate_chain(spec([fwd(instances=2, policy="weighted", weights=[3, 1])], t),
+                       PLATFORM, duration_s=0.2)
+    a, b = w["services"][0]["instances"]
+    assert a["flows"] / (a["flows"] + b["flows"]) == pytest.approx(0.75, abs=0.03)
+
+
+def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
+    """NAT (cost by packets): the small-frame class carries most packets, the large-frame one
+    gets its own instance. The IDS's cost follows bytes, priced by its EO model (dfa_scan)."""
+    r = simulate_chain(spec(
+        [{"nf": "nat", "instances": 2, "policy": "nf-aware"},
+         {"nf": "ids", "instances": 2, "policy": "nf-aware"}],
+        [{"frame_bytes": 1518, "rate_pps": 2e4, "flows": 8},
+         {"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}]), PLATFORM, duration_s=0.3)
+    nat, ids = r["services"]
+    sizes = sorted((i["bytes"] / i["offered"], i["flows"]) for i in nat["instances"])
+    assert sizes[0][0] == pytest.approx(64) and sizes[1][0] == pytest.approx(1518)
+    assert ids["cycles_per_packet"]["1518"] > 10 * ids["cycles_per_packet"]["64"]
