@@ -19,6 +19,11 @@ Reported per set-up: loss, latency (mean, p99, over all delivered packets and pe
 delivered throughput, and the change in %, the median of --runs runs each; a table on stdout,
 JSON and a PNG under -o. The seed: -75.86 % loss, -21.74 % latency, +8.28 % throughput for
 pfSense NAT -> Snort IDS (Coseners 2017).
+
+The same set-ups are then simulated (nfvperf simulate --chain, costs from the NFs' EO models
+on --platform) twice: as on this machine (the NF processes take turns on the one NF core)
+and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
+of them; two instances get one each); --sim-only skips the data plane.
 """
 
 from __future__ import annotations
@@ -39,15 +44,15 @@ SETUPS = {
 LARGE, SMALL = (1518, 16), (64, 64)
 
 
-def spec(setup: str, parallel: bool) -> ChainSpec:
+def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None) -> ChainSpec:
     large_pps, small_pps = SETUPS[setup]
     n, policy = (2, "nf-aware") if parallel else (1, "flow")
     return ChainSpec.model_validate({
         "name": f"{setup}-{'2x' if parallel else '1x'}",
         "services": [
-            {"nf": "nat", "instances": n, "policy": policy,
+            {"nf": "nat", "instances": n, "policy": policy, "cores": cores, "cpu": cpu,
              "args": ["--public-ip", "192.0.2.1{k}"]},
-            {"nf": "ids", "instances": n, "policy": policy},
+            {"nf": "ids", "instances": n, "policy": policy, "cores": cores, "cpu": cpu},
         ],
         "traffic": [
             {"frame_bytes": LARGE[0], "rate_pps": large_pps, "flows": LARGE[1]},
@@ -100,27 +105,26 @@ def plot(rows: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--out", type=Path, default=Path("out/nf_parallel"))
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--duration", type=float, default=2.0)
-    a = ap.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for setup in SETUPS:
-        res = {}
-        for parallel in (False, True):
-            runs = []
-            for k in range(a.runs):
-                print(f"{setup} {'2 instances' if parallel else '1 instance'} run {k + 1}",
-                      flush=True)
-                runs.append(kpis(run_chain(spec(setup, parallel), duration_s=a.duration)))
-            res["two" if parallel else "one"] = median_kpis(runs)
-        res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
-        rows.append({"setup": setup, **res})
-    (a.out / "nf_parallel.json").write_text(json.dumps(rows, indent=1))
-    plot(rows, a.out / "nf_parallel.png")
+def simulated(platform, setup: str, testbed: bool) -> dict:
+    """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core;
+    on the seed's testbed each NF has 2 cores (1 instance: 2 cores, used by its 1 thread; 2
+    instances: 1 core each)."""
+    from nfvperf.sim.chain import simulate_chain
+
+    res = {}
+    for parallel in (False, True):
+        if testbed:
+            s = spec(setup, parallel, cores=1.0 if parallel else 2.0)
+        else:
+            s = spec(setup, parallel, cpu=1)
+        r = simulate_chain(s, platform, duration_s=1.0)
+        res["two" if parallel else "one"] = kpis(r)
+    res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
+    return {"setup": setup, **res}
+
+
+def table(rows: list[dict], title: str) -> None:
+    print(title)
     head = f"{'setup':6} {'':10} {'loss %':>8} {'mean µs':>9} {'p99 µs':>9} {'Gbps':>7} " \
            f"{'small µs':>9} {'large µs':>9}"
     print(head)
@@ -134,7 +138,45 @@ def main() -> None:
                   f"{f(v['latency_mean_us'], 1):>9} {f(v['latency_p99_us'], 1):>9} "
                   f"{f(v['delivered_gbps'], 3):>7} {f(v['small_latency_mean_us'], 1):>9} "
                   f"{f(v['large_latency_mean_us'], 1):>9}")
-    print(f"wrote {a.out / 'nf_parallel.json'} and {a.out / 'nf_parallel.png'}")
+
+
+def main() -> None:
+    from nfvperf.eo.platform import load_platform
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-o", "--out", type=Path, default=Path("out/nf_parallel"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=2.0)
+    ap.add_argument("--platform", default="xeon-e5-2690v2",
+                    help="profile pricing the simulated packets (e.g. nfvperf calibrate's)")
+    ap.add_argument("--sim-only", action="store_true")
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    out: dict = {}
+    if not a.sim_only:
+        rows = []
+        for setup in SETUPS:
+            res = {}
+            for parallel in (False, True):
+                runs = []
+                for k in range(a.runs):
+                    print(f"{setup} {'2 instances' if parallel else '1 instance'} "
+                          f"run {k + 1}", flush=True)
+                    runs.append(kpis(run_chain(spec(setup, parallel), duration_s=a.duration)))
+                res["two" if parallel else "one"] = median_kpis(runs)
+            res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
+            rows.append({"setup": setup, **res})
+        out["dataplane"] = rows
+        plot(rows, a.out / "nf_parallel.png")
+        table(rows, "data plane, this machine")
+    platform = load_platform(a.platform)
+    for key, testbed, title in (("sim_this_machine", False, "simulated, one shared NF core"),
+                                ("sim_testbed", True, "simulated, 2 cores per NF")):
+        out[key] = [simulated(platform, setup, testbed) for setup in SETUPS]
+        table(out[key], f"{title} ({platform.name})")
+    (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
+    print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else
+                                                   f" and {a.out / 'nf_parallel.png'}"))
 
 
 if __name__ == "__main__":

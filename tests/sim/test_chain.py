@@ -84,3 +84,13 @@ def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
     sizes = sorted((i["bytes"] / i["offered"], i["flows"]) for i in nat["instances"])
     assert sizes[0][0] == pytest.approx(64) and sizes[1][0] == pytest.approx(1518)
     assert ids["cycles_per_packet"]["1518"] > 10 * ids["cycles_per_packet"]["64"]
+
+
+def test_instances_that_share_a_core_share_its_capacity():
+    """Two instances on one cpu take turns: together they serve what one core serves."""
+    t = [{"frame_bytes": 64, "rate_pps": 2e6, "flows": 256}]
+    shared = simulate_chain(spec([fwd(instances=2, cpu=0)], t, burst=1), PLATFORM,
+                            duration_s=0.3)
+    own = simulate_chain(spec([fwd(instances=2)], t, burst=1), PLATFORM, duration_s=0.3)
+    assert shared["loss_pct"] == pytest.approx(50, abs=2)
+    assert own["loss_pct"] < 1

@@ -7,7 +7,8 @@ A packet's cost at a service comes from the estimator (the NF's EO model on a pl
 at the class's frame size) or from a measurement (``cycles_per_packet`` in the spec); a batch
 adds ``batch_overhead_cycles``. An instance given ``cores`` runs at the clock × min(cores,
 threads): a single-threaded NF gains nothing from a second core (Hajji et al.), a second
-instance does. Chain latency is the sum of the waits and services along the chain; the hops
+instance does. Instances run on a core of their own, or, where services name a ``cpu``, share
+that core with every instance that names it, batch by batch. Chain latency is the sum of the waits and services along the chain; the hops
 through the vSwitch are taken as free.
 
 The result has the data plane's JSON shape (``dataplane.chain.chain_result``): totals, a row
@@ -96,10 +97,18 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
     K = int(n_inst.max())
     weights = np.zeros((S, K))
     speed = np.ones((S, K))
+    core = np.zeros((S, K), dtype=np.int64)
+    own = 1 + max([s.cpu for s in spec.services if s.cpu is not None], default=-1)
     for i, s in enumerate(spec.services):
         w = vswitch_weights(s.weights, s.instances) or [1] * s.instances
         weights[i, :s.instances] = w
         speed[i, :s.instances] = platform.cpu.clock_hz * min(s.cores, s.threads)
+        for k in range(s.instances):     # a shared core (cpu), or one of its own
+            if s.cpu is not None:
+                core[i, k] = s.cpu
+            else:
+                core[i, k] = own
+                own += 1
     warm = duration_s * 0.1 if warmup_s is None else warmup_s
     t, c, f = arrivals(classes, duration_s + warm, how, np.random.default_rng(seed))
     stats, soj, cls_stats, cls_lat, cls_hist = kn.run_chain(
@@ -107,7 +116,7 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
         np.array([spec.cost(i) == "bytes" for i in range(S)]), cycles,
-        np.array([s.batch_overhead_cycles for s in spec.services]), speed, spec.ring,
+        np.array([s.batch_overhead_cycles for s in spec.services]), speed, core, spec.ring,
         spec.burst, warm)
     return _plain(_result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
                           cycles, instance_name))

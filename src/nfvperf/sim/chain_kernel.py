@@ -5,6 +5,10 @@ read in order) and the ends of batches (a small heap: one per busy instance).
 An instance that is idle starts a batch as soon as a packet reaches its queue; at the end of a
 batch it takes the next one (up to β packets) if any wait: a polling NF that never sleeps, as
 the batching model has it. A batch of packets p costs (overhead + Σ cost[s, class(p)]) / speed.
+
+Instances run on cores (``core[s, k]``); instances that share a core take turns batch by batch,
+in the order they became ready (a fair scheduler at batch granularity), and an idle instance
+leaves the core to the others (a polling NF that yields when it finds nothing).
 """
 
 from __future__ import annotations
@@ -137,11 +141,26 @@ def _pop(h_t, h_i, h_n):
 
 
 @njit(cache=True)
+def _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
+    """Queue an instance with packets for its core; True if the core is free to run it now."""
+    c = core[s, k]
+    if not core_busy[c] and rq_n[c] == 0:
+        return True
+    if not in_rq[s, k]:
+        rq[c, (rq_head[c] + rq_n[c]) % rq.shape[1]] = s * K + k
+        rq_n[c] += 1
+        in_rq[s, k] = True
+    return False
+
+
+@njit(cache=True)
 def _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
-           capacity, beta, stats, warmup_s, h_t, h_i, h_n):
-    """An idle instance with packets waiting takes up to beta of them; returns the heap size."""
+           capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy):
+    """An idle instance with packets waiting takes up to beta of them on its core (free);
+    returns the heap size."""
     if busy[s, k] or q_n[s, k] == 0:
         return h_n
+    core_busy[core[s, k]] = True
     tot = overhead[s]
     nb = min(q_n[s, k], beta)
     for j in range(nb):
@@ -175,8 +194,22 @@ def _enqueue(s, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stat
 
 
 @njit(cache=True)
+def _try(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
+         capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy, rq, rq_head, rq_n,
+         in_rq):
+    """Run instance (s, k) now if it has packets, is idle and its core is free; else queue it
+    for its core."""
+    if busy[s, k] or q_n[s, k] == 0 or in_rq[s, k]:
+        return h_n
+    if _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
+        return _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
+                      speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy)
+    return h_n
+
+
+@njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
-              cost_bytes, cost, overhead, speed, capacity, beta, warmup_s):
+              cost_bytes, cost, overhead, speed, core, capacity, beta, warmup_s):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms). Packets that arrive
     before ``warmup_s`` are simulated but not counted."""
@@ -204,6 +237,12 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     h_t = np.zeros(S * K + 1)
     h_i = np.zeros(S * K + 1, dtype=np.int64)
     h_n = 0
+    n_cores = core.max() + 1
+    core_busy = np.zeros(n_cores, dtype=np.bool_)
+    rq = np.zeros((n_cores, S * K), dtype=np.int64)
+    rq_head = np.zeros(n_cores, dtype=np.int64)
+    rq_n = np.zeros(n_cores, dtype=np.int64)
+    in_rq = np.zeros((S, K), dtype=np.bool_)
     nxt = 0
     while nxt < P or h_n > 0:
         if nxt < P and (h_n == 0 or t_arr[nxt] <= h_t[0]):
@@ -216,8 +255,9 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                       cost_bytes, pin, rr, inst_load, class_load, load_t, stats)
             _enqueue(0, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stats,
                      cls_stats, warmup_s)
-            h_n = _start(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                         overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n)
+            h_n = _try(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
+                       speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
+                       rq, rq_head, rq_n, in_rq)
             continue
         t = h_t[0]
         idx = h_i[0]
@@ -225,6 +265,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
         s0 = idx // K
         k0 = idx % K
         busy[s0, k0] = False
+        core_busy[core[s0, k0]] = False
         for j in range(batch_n[s0, k0]):
             p = batch[s0, k0, j]
             rec = t_arr[p] >= warmup_s
@@ -245,11 +286,24 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             _enqueue(s0 + 1, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity,
                      stats, cls_stats, warmup_s)
         batch_n[s0, k0] = 0
-        h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                     overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n)
+        # this instance goes to the back of its core's queue if it has more; the core takes
+        # the instance at the front
+        c0 = core[s0, k0]
+        if q_n[s0, k0] > 0:
+            rq[c0, (rq_head[c0] + rq_n[c0]) % rq.shape[1]] = idx
+            rq_n[c0] += 1
+            in_rq[s0, k0] = True
+        if rq_n[c0] > 0:
+            nx = rq[c0, rq_head[c0]]
+            rq_head[c0] = (rq_head[c0] + 1) % rq.shape[1]
+            rq_n[c0] -= 1
+            in_rq[nx // K, nx % K] = False
+            h_n = _start(nx // K, nx % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
+                         cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
+                         core, core_busy)
         if s0 + 1 < S:
             for kk in range(n_inst[s0 + 1]):
-                h_n = _start(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
-                             cost, overhead, speed, capacity, beta, stats, warmup_s, h_t,
-                             h_i, h_n)
+                h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
+                           overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
+                           core, core_busy, rq, rq_head, rq_n, in_rq)
     return stats, soj_hist, cls_stats, cls_lat, cls_hist
