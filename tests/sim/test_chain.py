@@ -87,10 +87,11 @@ def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
 
 
 def test_instances_that_share_a_core_share_its_capacity():
-    """Two instances on one cpu take turns: together they serve what one core serves."""
-    t = [{"frame_bytes": 64, "rate_pps": 2e6, "flows": 256}]
+    """Two instances on one cpu take turns: together they serve what one core serves (1 Mpps
+    of 1.6 offered: 37.5 % lost); on cores of their own each is at 80 %."""
+    t = [{"frame_bytes": 64, "rate_pps": 1.6e6, "flows": 256}]
     shared = simulate_chain(spec([fwd(instances=2, cpu=0)], t, burst=1), PLATFORM,
                             duration_s=0.3)
     own = simulate_chain(spec([fwd(instances=2)], t, burst=1), PLATFORM, duration_s=0.3)
-    assert shared["loss_pct"] == pytest.approx(50, abs=2)
+    assert shared["loss_pct"] == pytest.approx(37.5, abs=2)
     assert own["loss_pct"] < 1
