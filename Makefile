@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/batching.py
 	$(BIN)/python benchmarks/parameter_study.py -o out/study.csv
 	$(BIN)/python benchmarks/dataplane.py -o out/dataplane
+	$(BIN)/python benchmarks/nf_parallel.py -o out/nf_parallel
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
