@@ -115,13 +115,13 @@ key_hash(const struct vs_flow_key *k)
 
 /* nf-aware: the groups of instances for large and small flows, sized by each class's share
  * of the NF's cost driver; a class that has been seen lately (or is being placed: `placing`,
- * 0 small, 1 large, -1 none) gets at least one instance while n >= 2, and so does each class
- * in the service's first 100 ms, before its shares are known. */
+ * 0 small, 1 large, -1 none) gets at least one instance while n >= 2. Flows placed before the
+ * other class shows up may share its instances: they stay where they are. */
 static void
-nf_aware_groups(struct vs_service *s, int placing, int young)
+nf_aware_groups(struct vs_service *s, int placing)
 {
-	int has_large = s->class_load[1] > 0 || placing == 1 || young;
-	int has_small = s->class_load[0] > 0 || placing == 0 || young;
+	int has_large = s->class_load[1] > 0 || placing == 1;
+	int has_small = s->class_load[0] > 0 || placing == 0;
 	double total = s->class_load[0] + s->class_load[1];
 	unsigned int n_large;
 
@@ -198,7 +198,7 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 	large = m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes;
 	if (s->policy == VS_POL_NF_AWARE) {
 		nf_aware_decay(vs, s, rte_rdtsc());
-		nf_aware_groups(s, large, rte_rdtsc() - s->created_tsc < vs->hz / 10);
+		nf_aware_groups(s, large);
 		inst = nf_aware_pick(s, large);
 	} else {
 		inst = s->maglev[key_hash(&k) % VS_MAGLEV_M];
@@ -303,7 +303,7 @@ service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const 
 	s->last_hash_moved = hash_moved;
 	s->last_mod_moved = mod_moved;
 	if (s->policy == VS_POL_NF_AWARE)
-		nf_aware_groups(s, -1, 0);
+		nf_aware_groups(s, -1);
 }
 
 /* "NF[:W],NF[:W]..." into NF ids and weights; 0 or a reply-ready error. */
@@ -474,7 +474,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 		s->stateless = strcmp(state, "stateless") == 0;
 		s->cost_bytes = strcmp(cost, "bytes") == 0;
 		s->large_bytes = (uint32_t)lb;
-		s->decay_tsc = s->created_tsc = rte_rdtsc();
+		s->decay_tsc = rte_rdtsc();
 		service_set(vs, s, nf, weight, n);
 		s->scalings = 0;
 		snprintf(out, len, "ok id=%d", id);

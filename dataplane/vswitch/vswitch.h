@@ -108,7 +108,6 @@ struct vs_service {
 	double class_load[2];           /* nf-aware: decayed cost of small [0] and large [1] */
 	unsigned int n_large;           /* nf-aware: instances 0..n_large) serve large flows */
 	uint64_t decay_tsc;
-	uint64_t created_tsc;
 	uint64_t unpinned, scalings, flows_moved, gone_pkts, gone_bytes;
 	uint64_t last_flows, last_moved, last_hash_moved, last_mod_moved;
 };

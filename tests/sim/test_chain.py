@@ -81,8 +81,11 @@ def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
         [{"frame_bytes": 1518, "rate_pps": 2e4, "flows": 8},
          {"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}]), PLATFORM, duration_s=0.3)
     nat, ids = r["services"]
-    sizes = sorted((i["bytes"] / i["offered"], i["flows"]) for i in nat["instances"])
-    assert sizes[0][0] == pytest.approx(64) and sizes[1][0] == pytest.approx(1518)
+    small, large = sorted(nat["instances"], key=lambda i: i["bytes"] / i["offered"])
+    # one instance sees only small frames, the other every large one (and the small flows
+    # that came before the first large frame: they stay where they were placed)
+    assert small["bytes"] == 64 * small["offered"]
+    assert large["bytes"] >= 1518 * r["classes"][0]["offered"]
     assert ids["cycles_per_packet"]["1518"] > 10 * ids["cycles_per_packet"]["64"]
 
 

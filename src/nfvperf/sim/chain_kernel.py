@@ -65,9 +65,8 @@ def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost
         for j in range(n):
             inst_load[s, j] *= dec
         large = 1 if size[cls[pid]] >= large_bytes[s] else 0
-        young = t < DECAY_S     # before the shares are known, each class gets instances
-        has_l = class_load[s, 1] > 0 or large == 1 or young
-        has_s = class_load[s, 0] > 0 or large == 0 or young
+        has_l = class_load[s, 1] > 0 or large == 1
+        has_s = class_load[s, 0] > 0 or large == 0
         if n < 2 or not has_l:
             n_large = n if has_l else 0
         elif not has_s:
