@@ -98,3 +98,25 @@ def test_instances_that_share_a_core_share_its_capacity():
     own = simulate_chain(spec([fwd(instances=2)], t, burst=1), PLATFORM, duration_s=0.3)
     assert shared["loss_pct"] == pytest.approx(37.5, abs=2)
     assert own["loss_pct"] < 1
+
+
+def test_simulate_chain_cli_gives_the_data_planes_json_shape(cli, tmp_path):
+    """`nfvperf simulate --chain`: the keys of `dataplane run --chain`, per class, service and
+    instance, with each service's per-packet cycles from its EO model."""
+    import json
+
+    path = tmp_path / "chain.yaml"
+    path.write_text("services:\n  - {nf: nat, instances: 2, policy: flow}\n"
+                    "  - {nf: ids}\n"
+                    "traffic:\n  - {frame_bytes: 512, rate_pps: 50000, flows: 32}\n")
+    code, out, err = cli("simulate", "--chain", str(path), "--duration", "0.2", "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert {"chain", "loss_pct", "latency_us", "classes", "services"} <= set(r)
+    nat, ids = r["services"]
+    assert [len(nat["instances"]), len(ids["instances"])] == [2, 1]
+    assert sum(i["flows"] for i in nat["instances"]) == 32
+    for inst in nat["instances"] + ids["instances"]:
+        assert {"offered", "delivered", "dropped", "latency_us", "flows"} <= set(inst)
+    assert ids["cycles_per_packet"]["512"] > nat["cycles_per_packet"]["512"]
+    assert r["classes"][0]["delivered"] == r["delivered_packets"] > 0
