@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 from pathlib import Path
 
 from nfvperf.dataplane.chain import ChainSpec, run_chain
@@ -44,7 +45,34 @@ SETUPS = {
 LARGE, SMALL = (1518, 16), (64, 64)
 
 
-def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None) -> ChainSpec:
+def scheduler_slice_us(cpu: int = 1, seconds: float = 0.5) -> float:
+    """How long the kernel lets one of two busy processes on one CPU run before the other: the
+    median run between the gaps each sees in its own clock (a measurement of this machine)."""
+    import os
+
+    r, w = os.pipe()
+    pid = os.fork()
+    os.sched_setaffinity(0, {cpu})
+    runs, end = [], time.perf_counter() + seconds
+    last = start = time.perf_counter()
+    while last < end:
+        now = time.perf_counter()
+        if now - last > 50e-6:
+            runs.append(last - start)
+            start = now
+        last = now
+    if pid == 0:
+        os.write(w, json.dumps(runs).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    runs += json.loads(os.read(r, 1 << 20))
+    os.close(r)
+    os.close(w)
+    return statistics.median(runs) * 1e6
+
+
+def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
+         quantum_us: float = 0) -> ChainSpec:
     large_pps, small_pps = SETUPS[setup]
     n, policy = (2, "nf-aware") if parallel else (1, "flow")
     return ChainSpec.model_validate({
@@ -58,6 +86,7 @@ def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None)
             {"frame_bytes": LARGE[0], "rate_pps": large_pps, "flows": LARGE[1]},
             {"frame_bytes": SMALL[0], "rate_pps": small_pps, "flows": SMALL[1]},
         ],
+        "quantum_us": quantum_us,
     })
 
 
@@ -105,10 +134,10 @@ def plot(rows: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
-def simulated(platform, setup: str, testbed: bool) -> dict:
-    """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core;
-    on the seed's testbed each NF has 2 cores (1 instance: 2 cores, used by its 1 thread; 2
-    instances: 1 core each)."""
+def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0) -> dict:
+    """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core
+    (each keeps it up to the kernel's slice while it has packets); on the seed's testbed each NF
+    has 2 cores (1 instance: 2 cores, used by its 1 thread; 2 instances: 1 core each)."""
     from nfvperf.sim.chain import simulate_chain
 
     res = {}
@@ -116,7 +145,7 @@ def simulated(platform, setup: str, testbed: bool) -> dict:
         if testbed:
             s = spec(setup, parallel, cores=1.0 if parallel else 2.0)
         else:
-            s = spec(setup, parallel, cpu=1)
+            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us)
         r = simulate_chain(s, platform, duration_s=1.0)
         res["two" if parallel else "one"] = kpis(r)
     res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
@@ -170,9 +199,13 @@ def main() -> None:
         plot(rows, a.out / "nf_parallel.png")
         table(rows, "data plane, this machine")
     platform = load_platform(a.platform)
-    for key, testbed, title in (("sim_this_machine", False, "simulated, one shared NF core"),
-                                ("sim_testbed", True, "simulated, 2 cores per NF")):
-        out[key] = [simulated(platform, setup, testbed) for setup in SETUPS]
+    quantum = scheduler_slice_us()
+    out["scheduler_slice_us"] = quantum
+    print(f"this machine's scheduler slice (two busy processes on one CPU): {quantum:.0f} µs")
+    for key, testbed, title in (
+            ("sim_this_machine", False, f"simulated, one shared NF core, {quantum:.0f} µs slices"),
+            ("sim_testbed", True, "simulated, 2 cores per NF")):
+        out[key] = [simulated(platform, setup, testbed, quantum) for setup in SETUPS]
         table(out[key], f"{title} ({platform.name})")
     (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
     print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else

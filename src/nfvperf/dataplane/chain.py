@@ -89,6 +89,9 @@ class ChainSpec(FileModel):
     # the simulator's queues: the data plane's NF rings and bursts
     ring: int = Field(512, ge=1, le=65536, description="packets an instance's queue holds")
     burst: int = Field(32, ge=1, le=256, description="packets an instance takes at most")
+    quantum_us: float = Field(0, ge=0, description="instances that share a cpu: how long one "
+                              "may keep it while it has packets (the kernel's time slice); "
+                              "0: one batch per turn")
 
     def check(self, file: str | None = None) -> None:
         """What pydantic cannot see: NFs, policies against the NFs, weights, scale events."""

@@ -6,9 +6,10 @@ An instance that is idle starts a batch as soon as a packet reaches its queue; a
 batch it takes the next one (up to β packets) if any wait: a polling NF that never sleeps, as
 the batching model has it. A batch of packets p costs (overhead + Σ cost[s, class(p)]) / speed.
 
-Instances run on cores (``core[s, k]``); instances that share a core take turns batch by batch,
-in the order they became ready (a fair scheduler at batch granularity), and an idle instance
-leaves the core to the others (a polling NF that yields when it finds nothing).
+Instances run on cores (``core[s, k]``); instances that share a core take turns in the order
+they became ready: an instance keeps the core from batch to batch while it has packets, for up
+to ``quantum`` seconds (the kernel's time slice; 0: one batch per turn), and an idle instance
+leaves the core to the others at once (a polling NF that yields when it finds nothing).
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def _try(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, 
 
 @njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
-              cost_bytes, cost, overhead, speed, core, capacity, beta, warmup_s):
+              cost_bytes, cost, overhead, speed, core, quantum, capacity, beta, warmup_s):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms). Packets that arrive
     before ``warmup_s`` are simulated but not counted."""
@@ -242,6 +243,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     rq_head = np.zeros(n_cores, dtype=np.int64)
     rq_n = np.zeros(n_cores, dtype=np.int64)
     in_rq = np.zeros((S, K), dtype=np.bool_)
+    slice_t = np.zeros(n_cores)                 # when the core's current turn began
     nxt = 0
     while nxt < P or h_n > 0:
         if nxt < P and (h_n == 0 or t_arr[nxt] <= h_t[0]):
@@ -254,6 +256,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                       cost_bytes, pin, rr, inst_load, class_load, load_t, stats)
             _enqueue(0, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stats,
                      cls_stats, warmup_s)
+            if not core_busy[core[0, k]]:
+                slice_t[core[0, k]] = t
             h_n = _try(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
                        speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
                        rq, rq_head, rq_n, in_rq)
@@ -288,11 +292,17 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
         # this instance goes to the back of its core's queue if it has more; the core takes
         # the instance at the front
         c0 = core[s0, k0]
-        if q_n[s0, k0] > 0:
+        if q_n[s0, k0] > 0 and (rq_n[c0] == 0 or t - slice_t[c0] < quantum):
+            # its turn goes on
+            h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
+                         overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
+                         core, core_busy)
+        elif q_n[s0, k0] > 0:
             rq[c0, (rq_head[c0] + rq_n[c0]) % rq.shape[1]] = idx
             rq_n[c0] += 1
             in_rq[s0, k0] = True
-        if rq_n[c0] > 0:
+        if not core_busy[c0] and rq_n[c0] > 0:
+            slice_t[c0] = t
             nx = rq[c0, rq_head[c0]]
             rq_head[c0] = (rq_head[c0] + 1) % rq.shape[1]
             rq_n[c0] -= 1
@@ -302,6 +312,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                          core, core_busy)
         if s0 + 1 < S:
             for kk in range(n_inst[s0 + 1]):
+                if not core_busy[core[s0 + 1, kk]]:
+                    slice_t[core[s0 + 1, kk]] = t
                 h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                            overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
                            core, core_busy, rq, rq_head, rq_n, in_rq)
