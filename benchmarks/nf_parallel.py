@@ -21,8 +21,9 @@ JSON and a PNG under -o. The seed: -75.86 % loss, -21.74 % latency, +8.28 % thro
 pfSense NAT -> Snort IDS (Coseners 2017).
 
 The same set-ups are then simulated (nfvperf simulate --chain, costs from the NFs' EO models
-on --platform) twice: as on this machine (the NF processes take turns on the one NF core)
-and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
+on --platform) twice: as on this machine (the NF processes poll in turn on the one NF core,
+yielding to each other: a turn costs the yield measured here, a busy one runs up to the
+kernel's slice measured here) and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
 of them; two instances get one each); --sim-only skips the data plane.
 """
 
@@ -71,8 +72,30 @@ def scheduler_slice_us(cpu: int = 1, seconds: float = 0.5) -> float:
     return statistics.median(runs) * 1e6
 
 
+def yield_switch_us(cpu: int = 1, seconds: float = 0.5) -> float:
+    """The cost of a change of turn between two processes on one CPU that yield to each other
+    (sched_yield ping-pong): the time over the yields of both."""
+    import os
+
+    r, w = os.pipe()
+    pid = os.fork()
+    os.sched_setaffinity(0, {cpu})
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() < t0 + seconds:
+        os.sched_yield()
+        n += 1
+    if pid == 0:
+        os.write(w, str(n).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    n += int(os.read(r, 64))
+    os.close(r)
+    os.close(w)
+    return seconds / n * 1e6
+
+
 def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
-         quantum_us: float = 0) -> ChainSpec:
+         quantum_us: float = 0, switch_us: float = 0) -> ChainSpec:
     large_pps, small_pps = SETUPS[setup]
     n, policy = (2, "nf-aware") if parallel else (1, "flow")
     return ChainSpec.model_validate({
@@ -87,6 +110,7 @@ def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
             {"frame_bytes": SMALL[0], "rate_pps": small_pps, "flows": SMALL[1]},
         ],
         "quantum_us": quantum_us,
+        "switch_us": switch_us,
     })
 
 
@@ -134,7 +158,8 @@ def plot(rows: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
-def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0) -> dict:
+def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0,
+              switch_us: float = 0) -> dict:
     """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core
     (each keeps it up to the kernel's slice while it has packets); on the seed's testbed each NF
     has 2 cores (1 instance: 2 cores, used by its 1 thread; 2 instances: 1 core each)."""
@@ -145,7 +170,7 @@ def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0) -> dic
         if testbed:
             s = spec(setup, parallel, cores=1.0 if parallel else 2.0)
         else:
-            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us)
+            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us, switch_us=switch_us)
         r = simulate_chain(s, platform, duration_s=1.0)
         res["two" if parallel else "one"] = kpis(r)
     res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
@@ -199,13 +224,15 @@ def main() -> None:
         plot(rows, a.out / "nf_parallel.png")
         table(rows, "data plane, this machine")
     platform = load_platform(a.platform)
-    quantum = scheduler_slice_us()
-    out["scheduler_slice_us"] = quantum
-    print(f"this machine's scheduler slice (two busy processes on one CPU): {quantum:.0f} µs")
+    quantum, switch = scheduler_slice_us(), yield_switch_us()
+    out["scheduler_slice_us"], out["yield_switch_us"] = quantum, switch
+    print(f"this machine: scheduler slice {quantum:.0f} µs (two busy processes on one CPU), "
+          f"a yield to another process {switch:.2f} µs")
     for key, testbed, title in (
-            ("sim_this_machine", False, f"simulated, one shared NF core, {quantum:.0f} µs slices"),
+            ("sim_this_machine", False, f"simulated, one shared NF core ({quantum:.0f} µs "
+                                        f"slices, {switch:.2f} µs a turn)"),
             ("sim_testbed", True, "simulated, 2 cores per NF")):
-        out[key] = [simulated(platform, setup, testbed, quantum) for setup in SETUPS]
+        out[key] = [simulated(platform, setup, testbed, quantum, switch) for setup in SETUPS]
         table(out[key], f"{title} ({platform.name})")
     (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
     print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else

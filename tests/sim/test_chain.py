@@ -120,3 +120,19 @@ def test_simulate_chain_cli_gives_the_data_planes_json_shape(cli, tmp_path):
         assert {"offered", "delivered", "dropped", "latency_us", "flows"} <= set(inst)
     assert ids["cycles_per_packet"]["512"] > nat["cycles_per_packet"]["512"]
     assert r["classes"][0]["delivered"] == r["delivered_packets"] > 0
+
+
+def test_polling_in_turn_on_a_shared_core_costs_latency_per_process():
+    """switch_us > 0: instances on one cpu poll in turn, as NF processes that yield do; a
+    packet that reaches an idle instance waits for its turn, so latency grows with the number
+    of processes on the core, even when it is lightly loaded."""
+    t = [{"frame_bytes": 64, "rate_pps": 2e4, "flows": 64}]
+
+    def mean_latency(n: int, switch: float) -> float:
+        s = spec([fwd(instances=n, cpu=0)], t, switch_us=switch)
+        return simulate_chain(s, PLATFORM, duration_s=0.5)["latency_us"]["mean"]
+
+    free = mean_latency(2, 0)
+    assert free == pytest.approx(1.0, rel=0.05)               # no waiting at 2 % load
+    two, four = mean_latency(2, 10), mean_latency(4, 10)
+    assert two > free + 1 and four > two + 5

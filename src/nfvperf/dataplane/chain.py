@@ -92,6 +92,9 @@ class ChainSpec(FileModel):
     quantum_us: float = Field(0, ge=0, description="instances that share a cpu: how long one "
                               "may keep it while it has packets (the kernel's time slice); "
                               "0: one batch per turn")
+    switch_us: float = Field(0, ge=0, description="instances that share a cpu: the cost of "
+                             "a change of turn (a yield and a context switch); > 0 makes them "
+                             "poll in turn, as NF processes that yield do; 0: no cost")
 
     def check(self, file: str | None = None) -> None:
         """What pydantic cannot see: NFs, policies against the NFs, weights, scale events."""

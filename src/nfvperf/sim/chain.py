@@ -117,7 +117,7 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
         np.array([spec.cost(i) == "bytes" for i in range(S)]), cycles,
         np.array([s.batch_overhead_cycles for s in spec.services]), speed, core,
-        spec.quantum_us * 1e-6, spec.ring, spec.burst, warm)
+        spec.quantum_us * 1e-6, spec.switch_us * 1e-6, spec.ring, spec.burst, warm)
     return _plain(_result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
                           cycles, instance_name))
 

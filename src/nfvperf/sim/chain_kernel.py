@@ -10,6 +10,11 @@ Instances run on cores (``core[s, k]``); instances that share a core take turns 
 they became ready: an instance keeps the core from batch to batch while it has packets, for up
 to ``quantum`` seconds (the kernel's time slice; 0: one batch per turn), and an idle instance
 leaves the core to the others at once (a polling NF that yields when it finds nothing).
+
+With ``switch`` > 0 (seconds), a shared core behaves as polling NF processes that yield do on
+Linux: the core goes round its instances in turn, every change of turn costs ``switch``, an
+instance with packets runs batches for up to ``quantum`` and then yields, an idle one yields at
+once; so a packet that reaches an idle instance waits for its turn to come round.
 """
 
 from __future__ import annotations
@@ -208,8 +213,32 @@ def _try(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, 
 
 
 @njit(cache=True)
+def _any_waiting(c, cinst, c_n, q_n, K):
+    for j in range(c_n[c]):
+        x = cinst[c, j]
+        if q_n[x // K, x % K] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _unpark(c, j, t, switch, c_n, parked, park_t, park_pos, h_t, h_i, h_n, n_inst_all):
+    """A packet reached instance j of a parked core (every instance idle, turns going round
+    at `switch` each): its turn comes when the round reaches it."""
+    if not parked[c]:
+        return h_n
+    parked[c] = False
+    steps = int((t - park_t[c]) / switch)
+    cur = (park_pos[c] + steps) % c_n[c]
+    d = (j - cur) % c_n[c]
+    start = t if d == 0 else park_t[c] + (steps + d) * switch
+    return _push(h_t, h_i, h_n, start, n_inst_all + c * 65536 + j)
+
+
+@njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
-              cost_bytes, cost, overhead, speed, core, quantum, capacity, beta, warmup_s):
+              cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
+              warmup_s):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms). Packets that arrive
     before ``warmup_s`` are simulated but not counted."""
@@ -234,8 +263,6 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     batch = np.zeros((S, K, beta), dtype=np.int64)
     batch_n = np.zeros((S, K), dtype=np.int64)
     busy = np.zeros((S, K), dtype=np.bool_)
-    h_t = np.zeros(S * K + 1)
-    h_i = np.zeros(S * K + 1, dtype=np.int64)
     h_n = 0
     n_cores = core.max() + 1
     core_busy = np.zeros(n_cores, dtype=np.bool_)
@@ -244,6 +271,25 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     rq_n = np.zeros(n_cores, dtype=np.int64)
     in_rq = np.zeros((S, K), dtype=np.bool_)
     slice_t = np.zeros(n_cores)                 # when the core's current turn began
+    # turns (switch > 0): the instances of each shared core, in order
+    c_n = np.zeros(n_cores, dtype=np.int64)
+    cinst = np.zeros((n_cores, S * K), dtype=np.int64)
+    pos = np.zeros((S, K), dtype=np.int64)
+    for ss in range(S):
+        for kk in range(n_inst[ss]):
+            c = core[ss, kk]
+            pos[ss, kk] = c_n[c]
+            cinst[c, c_n[c]] = ss * K + kk
+            c_n[c] += 1
+    turns = np.zeros(n_cores, dtype=np.bool_)
+    for c in range(n_cores):
+        turns[c] = switch > 0 and c_n[c] > 1
+    parked = turns.copy()                       # every instance idle: turns go round unseen
+    park_t = np.zeros(n_cores)
+    park_pos = np.zeros(n_cores, dtype=np.int64)
+    TURN = S * K                                # heap entries from here on are turns
+    h_t = np.zeros(S * K + n_cores + 1)
+    h_i = np.zeros(S * K + n_cores + 1, dtype=np.int64)
     nxt = 0
     while nxt < P or h_n > 0:
         if nxt < P and (h_n == 0 or t_arr[nxt] <= h_t[0]):
@@ -256,6 +302,10 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                       cost_bytes, pin, rr, inst_load, class_load, load_t, stats)
             _enqueue(0, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stats,
                      cls_stats, warmup_s)
+            if turns[core[0, k]]:
+                h_n = _unpark(core[0, k], pos[0, k], t, switch, c_n, parked, park_t, park_pos,
+                              h_t, h_i, h_n, TURN)
+                continue
             if not core_busy[core[0, k]]:
                 slice_t[core[0, k]] = t
             h_n = _try(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
@@ -265,6 +315,23 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
         t = h_t[0]
         idx = h_i[0]
         h_n = _pop(h_t, h_i, h_n)
+        if idx >= TURN:
+            # a turn begins on a shared core: its instance runs if it has packets
+            c = (idx - TURN) // 65536
+            j = (idx - TURN) % 65536
+            x = cinst[c, j]
+            if q_n[x // K, x % K] > 0:
+                slice_t[c] = t
+                h_n = _start(x // K, x % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
+                             cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i,
+                             h_n, core, core_busy)
+            elif _any_waiting(c, cinst, c_n, q_n, K):
+                h_n = _push(h_t, h_i, h_n, t + switch, TURN + c * 65536 + (j + 1) % c_n[c])
+            else:
+                parked[c] = True
+                park_t[c] = t
+                park_pos[c] = j
+            continue
         s0 = idx // K
         k0 = idx % K
         busy[s0, k0] = False
@@ -292,7 +359,15 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
         # this instance goes to the back of its core's queue if it has more; the core takes
         # the instance at the front
         c0 = core[s0, k0]
-        if q_n[s0, k0] > 0 and (rq_n[c0] == 0 or t - slice_t[c0] < quantum):
+        if turns[c0]:
+            if q_n[s0, k0] > 0 and t - slice_t[c0] < quantum:
+                h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
+                             overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
+                             core, core_busy)
+            else:      # it yields: the next instance's turn
+                h_n = _push(h_t, h_i, h_n, t + switch,
+                            TURN + c0 * 65536 + (pos[s0, k0] + 1) % c_n[c0])
+        elif q_n[s0, k0] > 0 and (rq_n[c0] == 0 or t - slice_t[c0] < quantum):
             # its turn goes on
             h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                          overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
@@ -301,7 +376,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             rq[c0, (rq_head[c0] + rq_n[c0]) % rq.shape[1]] = idx
             rq_n[c0] += 1
             in_rq[s0, k0] = True
-        if not core_busy[c0] and rq_n[c0] > 0:
+        if not turns[c0] and not core_busy[c0] and rq_n[c0] > 0:
             slice_t[c0] = t
             nx = rq[c0, rq_head[c0]]
             rq_head[c0] = (rq_head[c0] + 1) % rq.shape[1]
@@ -312,6 +387,11 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                          core, core_busy)
         if s0 + 1 < S:
             for kk in range(n_inst[s0 + 1]):
+                if turns[core[s0 + 1, kk]]:
+                    if q_n[s0 + 1, kk] > 0:
+                        h_n = _unpark(core[s0 + 1, kk], pos[s0 + 1, kk], t, switch, c_n,
+                                      parked, park_t, park_pos, h_t, h_i, h_n, TURN)
+                    continue
                 if not core_busy[core[s0 + 1, kk]]:
                     slice_t[core[s0 + 1, kk]] = t
                 h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
