@@ -136,3 +136,21 @@ def test_polling_in_turn_on_a_shared_core_costs_latency_per_process():
     assert free == pytest.approx(1.0, rel=0.05)               # no waiting at 2 % load
     two, four = mean_latency(2, 10), mean_latency(4, 10)
     assert two > free + 1 and four > two + 5
+
+
+def test_scale_events_add_and_remove_instances_while_packets_flow():
+    """A third instance joins (its flows stay where they are pinned: it gets none), then the
+    service shrinks to its first instance: the flows of the two removed ones are placed again
+    (moved) on it, and nothing is lost on the way."""
+    s = spec([fwd(instances=2)], [{"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}],
+             scale=[{"at_s": 0.1, "service": 0, "instances": 3},
+                    {"at_s": 0.2, "service": 0, "instances": 1}])
+    r = simulate_chain(s, PLATFORM, duration_s=0.3, how="paced")
+    added, removed = r["scaling"]
+    svc = r["services"][0]
+    first, second, third = svc["instances"]
+    assert added["moved"] == 0 and third["offered"] == 0 and third["flows"] == 0
+    assert removed["moved"] == second["flows"] > 0
+    assert first["flows"] == 64                     # its own and the moved ones
+    assert [i["in_service_at_end"] for i in svc["instances"]] == [True, False, False]
+    assert svc["flows_moved"] == removed["moved"] and r["loss_pct"] == 0

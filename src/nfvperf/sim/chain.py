@@ -94,16 +94,17 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
     cycles = service_cycles(spec, platform, sizes)
     S = len(spec.services)
     n_inst = np.array([s.instances for s in spec.services], dtype=np.int64)
-    K = int(n_inst.max())
+    most = [spec.most_instances(i) for i in range(S)]
+    K = max(most)
     weights = np.zeros((S, K))
-    speed = np.ones((S, K))
+    speed = np.zeros((S, K))
     core = np.zeros((S, K), dtype=np.int64)
     own = 1 + max([s.cpu for s in spec.services if s.cpu is not None], default=-1)
     for i, s in enumerate(spec.services):
         w = vswitch_weights(s.weights, s.instances) or [1] * s.instances
         weights[i, :s.instances] = w
-        speed[i, :s.instances] = platform.cpu.clock_hz * min(s.cores, s.threads)
-        for k in range(s.instances):     # a shared core (cpu), or one of its own
+        speed[i, :most[i]] = platform.cpu.clock_hz * min(s.cores, s.threads)
+        for k in range(most[i]):         # a shared core (cpu), or one of its own
             if s.cpu is not None:
                 core[i, k] = s.cpu
             else:
@@ -111,15 +112,33 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
                 own += 1
     warm = duration_s * 0.1 if warmup_s is None else warmup_s
     t, c, f = arrivals(classes, duration_s + warm, how, np.random.default_rng(seed))
-    stats, soj, cls_stats, cls_lat, cls_hist = kn.run_chain(
+    events = sorted(spec.scale, key=lambda e: e.at_s)
+    sc_w = np.zeros((len(events), K))
+    for j, ev in enumerate(events):
+        sc_w[j, :ev.instances] = vswitch_weights(ev.weights, ev.instances) or [1] * ev.instances
+    stats, soj, cls_stats, cls_lat, cls_hist, moved = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x[2] for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
         np.array([spec.cost(i) == "bytes" for i in range(S)]), cycles,
         np.array([s.batch_overhead_cycles for s in spec.services]), speed, core,
-        spec.quantum_us * 1e-6, spec.switch_us * 1e-6, spec.ring, spec.burst, warm)
-    return _plain(_result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
-                          cycles, instance_name))
+        spec.quantum_us * 1e-6, spec.switch_us * 1e-6, spec.ring, spec.burst, warm,
+        np.array([warm + ev.at_s for ev in events], dtype=float),
+        np.array([ev.service for ev in events], dtype=np.int64),
+        np.array([ev.instances for ev in events], dtype=np.int64), sc_w)
+    scaling = [{"at_s": ev.at_s, "service": ev.service, "instances": ev.instances,
+                "moved": int(m)} for ev, m in zip(events, moved)]
+    result = _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
+                     cycles, instance_name)
+    result["scaling"] = scaling
+    for e in scaling:
+        result["services"][e["service"]]["flows_moved"] += e["moved"]
+    for i, svc in enumerate(result["services"]):
+        final = ([e["instances"] for e in scaling if e["service"] == i]
+                 or [spec.services[i].instances])[-1]
+        for k, inst in enumerate(svc["instances"]):
+            inst["in_service_at_end"] = k < final
+    return _plain(result)
 
 
 def _plain(x):
@@ -162,7 +181,7 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist, cycles
     services = []
     for i, svc in enumerate(spec.services):
         inst = []
-        for k in range(svc.instances):
+        for k in range(spec.most_instances(i)):
             st = stats[i, k]
             served = st[kn.I_SERVED]
             p50, p99 = _quantiles(soj[i, k], served)

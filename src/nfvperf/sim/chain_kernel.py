@@ -238,12 +238,21 @@ def _unpark(c, j, t, switch, c_n, parked, park_t, park_pos, h_t, h_i, h_n, n_ins
 @njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
-              warmup_s):
+              warmup_s, sc_t, sc_s, sc_n, sc_w):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
-    offered/delivered/lost, per-class latency sums and histograms). Packets that arrive
-    before ``warmup_s`` are simulated but not counted."""
+    offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
+    event). Packets that arrive before ``warmup_s`` are simulated but not counted.
+
+    Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
+    (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
+    placed again (moved), and removed instances finish the packets they hold. Arrays are sized
+    for the most instances a service ever has (``speed.shape[1]``)."""
     S = n_inst.shape[0]
-    K = n_inst.max()
+    K = speed.shape[1]
+    n_inst = n_inst.copy()
+    weights = weights.copy()
+    moved = np.zeros(sc_t.shape[0], dtype=np.int64)
+    e = 0
     P = t_arr.shape[0]
     C = size.shape[0]
     pin = -np.ones((S, n_flows), dtype=np.int64)
@@ -276,7 +285,9 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     cinst = np.zeros((n_cores, S * K), dtype=np.int64)
     pos = np.zeros((S, K), dtype=np.int64)
     for ss in range(S):
-        for kk in range(n_inst[ss]):
+        for kk in range(K):
+            if speed[ss, kk] <= 0:      # no such instance, ever
+                continue
             c = core[ss, kk]
             pos[ss, kk] = c_n[c]
             cinst[c, c_n[c]] = ss * K + kk
@@ -292,6 +303,17 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     h_i = np.zeros(S * K + n_cores + 1, dtype=np.int64)
     nxt = 0
     while nxt < P or h_n > 0:
+        t_evt = min(t_arr[nxt] if nxt < P else np.inf, h_t[0] if h_n > 0 else np.inf)
+        while e < sc_t.shape[0] and sc_t[e] <= t_evt:
+            ss = sc_s[e]
+            n_inst[ss] = sc_n[e]
+            for kk in range(K):
+                weights[ss, kk] = sc_w[e, kk]
+            for f in range(n_flows):
+                if pin[ss, f] >= sc_n[e]:
+                    pin[ss, f] = -1
+                    moved[e] += 1
+            e += 1
         if nxt < P and (h_n == 0 or t_arr[nxt] <= h_t[0]):
             t = t_arr[nxt]
             p = nxt
@@ -397,4 +419,4 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                 h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                            overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
                            core, core_busy, rq, rq_head, rq_n, in_rq)
-    return stats, soj_hist, cls_stats, cls_lat, cls_hist
+    return stats, soj_hist, cls_stats, cls_lat, cls_hist, moved
