@@ -105,7 +105,11 @@ class Control:
     def __init__(self, path: Path) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock.settimeout(10)
-        self.sock.connect(str(path))
+        try:
+            self.sock.connect(str(path))
+        except OSError:
+            self.sock.close()
+            raise
 
     def call(self, msg: str) -> str:
         self.sock.send(msg.encode())
@@ -218,11 +222,21 @@ class Session:
              str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
             stdout=subprocess.DEVNULL, stderr=self.vs_err.open("w"))
         try:
-            self._wait_for("control socket", self.ctl_path.exists, 30)
-            self.control = Control(self.ctl_path)
+            self._wait_for("control socket", self._connect, 30)
         except BaseException:
             self.abort()
             raise
+
+    def _connect(self) -> bool:
+        """Connect to the control socket once the vSwitch listens on it (the file appears at
+        bind(), a moment before listen(): a connect in between is refused)."""
+        if not self.ctl_path.exists():
+            return False
+        try:
+            self.control = Control(self.ctl_path)
+        except ConnectionRefusedError:
+            return False
+        return True
 
     def __enter__(self) -> Session:
         return self
