@@ -85,6 +85,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			vs_free(vs, pd->pkts[i]);
 	}
 	nf->sent += k;
+	nf->ring_full += pd->n - k;
 	vs->drops.ring_full += pd->n - k;
 	pd->n = 0;
 	pd->listed = 0;

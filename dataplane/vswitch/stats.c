@@ -98,12 +98,12 @@ nf_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 		"\"sent_by_vswitch\": %" PRIu64 ", \"returned\": %" PRIu64 ", "
 		"\"wakeups\": %" PRIu64 ", \"lost_at_death\": %" PRIu64 ", "
 		"\"loop_cycles_median\": %.1f, \"handler_cycles_median\": %.1f, "
-		"\"bytes_sent_by_vswitch\": %" PRIu64 ", ",
+		"\"bytes_sent_by_vswitch\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", ",
 		nf->slot->id, nf->name, (int)nf->pid, nf->alive ? "true" : "false", s->rx,
 		s->nic_rx, s->tx, s->drop, s->busy_polls, s->idle_polls, s->sleeps, s->busy_cycles,
 		s->loop_cycles,
 		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death, hist_median(s->loop_hist),
-		hist_median(s->handler_hist), nf->bytes);
+		hist_median(s->handler_hist), nf->bytes, nf->ring_full);
 	sojourn_json(f, nf, us_per_tsc);
 	fprintf(f, "}");
 }

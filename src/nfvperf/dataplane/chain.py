@@ -253,12 +253,14 @@ def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict, events: list[d
             name = instance_name(i, svc.nf, k)
             nf = per_nf.get(name, {})
             row = next((x for x in v["instances"] if x["name"] == name), None)
-            given = nf.get("sent_by_vswitch", 0)
+            # offered: what the vSwitch meant for it, its ring's overflow included
+            given = nf.get("sent_by_vswitch", 0) + nf.get("ring_full", 0)
             instances.append({
                 "name": name, "in_service_at_end": row is not None,
                 "flows": row["flows"] if row else None,
                 "offered": given, "delivered": nf.get("tx", 0),
                 "dropped": given - nf.get("tx", 0),
+                "ring_full": nf.get("ring_full", 0),
                 "bytes": nf.get("bytes_sent_by_vswitch", 0),
                 "latency_us": {k2: nf.get("sojourn_us", {}).get(k2) for k2 in
                                ("mean", "p50", "p99")},
