@@ -184,8 +184,9 @@ scale:
     nat, ids = r["services"]
     assert (nat["nf"], nat["policy"], ids["nf"]) == ("nat", "nf-aware", "ids")
     for inst in nat["instances"] + ids["instances"]:
-        assert {"name", "flows", "offered", "delivered", "dropped", "bytes",
+        assert {"name", "flows", "offered", "delivered", "dropped", "ring_full", "bytes",
                 "latency_us"} <= set(inst)
+        assert inst["delivered"] <= inst["offered"] and inst["dropped"] >= inst["ring_full"] >= 0
     # the NAT's cost follows packets: the 4 large flows get one instance, the 32 small the other
     by_flows = sorted(nat["instances"], key=lambda i: i["flows"])
     assert [i["flows"] for i in by_flows] == [4, 32]
