@@ -23,7 +23,8 @@ pfSense NAT -> Snort IDS (Coseners 2017).
 The same set-ups are then simulated (nfvperf simulate --chain, costs from the NFs' EO models
 on --platform) twice: as on this machine (the NF processes poll in turn on the one NF core,
 yielding to each other: a turn costs the yield measured here, a busy one runs up to the
-kernel's slice measured here) and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
+kernel's slice measured here, and the host takes the core away as often and as long as
+measured here) and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
 of them; two instances get one each); --sim-only skips the data plane.
 """
 
@@ -94,8 +95,25 @@ def yield_switch_us(cpu: int = 1, seconds: float = 0.5) -> float:
     return seconds / n * 1e6
 
 
+def core_stalls(cpu: int = 1, seconds: float = 3.0) -> dict:
+    """Times the host takes the NF core away: one busy process alone on it, the gaps over
+    20 µs in its own clock (a VM's vCPU descheduled, interrupts): how often, how long."""
+    import os
+
+    os.sched_setaffinity(0, {cpu})
+    gaps, end = [], time.perf_counter() + seconds
+    last = time.perf_counter()
+    while last < end:
+        now = time.perf_counter()
+        if now - last > 20e-6:
+            gaps.append((now - last) * 1e6)
+        last = now
+    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    return {"per_s": len(gaps) / seconds, "durations_us": gaps or [0.0]}
+
+
 def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
-         quantum_us: float = 0, switch_us: float = 0) -> ChainSpec:
+         quantum_us: float = 0, switch_us: float = 0, stalls: dict | None = None) -> ChainSpec:
     large_pps, small_pps = SETUPS[setup]
     n, policy = (2, "nf-aware") if parallel else (1, "flow")
     return ChainSpec.model_validate({
@@ -111,6 +129,7 @@ def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
         ],
         "quantum_us": quantum_us,
         "switch_us": switch_us,
+        "stalls": stalls,
     })
 
 
@@ -159,7 +178,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0,
-              switch_us: float = 0) -> dict:
+              switch_us: float = 0, stalls: dict | None = None) -> dict:
     """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core
     (each keeps it up to the kernel's slice while it has packets); on the seed's testbed each NF
     has 2 cores (1 instance: 2 cores, used by its 1 thread; 2 instances: 1 core each)."""
@@ -170,8 +189,9 @@ def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0,
         if testbed:
             s = spec(setup, parallel, cores=1.0 if parallel else 2.0)
         else:
-            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us, switch_us=switch_us)
-        r = simulate_chain(s, platform, duration_s=1.0)
+            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us, switch_us=switch_us,
+                     stalls=stalls)
+        r = simulate_chain(s, platform, duration_s=2.0)
         res["two" if parallel else "one"] = kpis(r)
     res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
     return {"setup": setup, **res}
@@ -224,15 +244,21 @@ def main() -> None:
         plot(rows, a.out / "nf_parallel.png")
         table(rows, "data plane, this machine")
     platform = load_platform(a.platform)
-    quantum, switch = scheduler_slice_us(), yield_switch_us()
+    quantum, switch, stalls = scheduler_slice_us(), yield_switch_us(), core_stalls()
     out["scheduler_slice_us"], out["yield_switch_us"] = quantum, switch
+    out["core_stalls"] = {"per_s": stalls["per_s"],
+                          "p50_us": statistics.median(stalls["durations_us"]),
+                          "max_us": max(stalls["durations_us"])}
     print(f"this machine: scheduler slice {quantum:.0f} µs (two busy processes on one CPU), "
-          f"a yield to another process {switch:.2f} µs")
+          f"a yield to another process {switch:.2f} µs, the core taken away "
+          f"{stalls['per_s']:.0f} times a second (median {out['core_stalls']['p50_us']:.0f} "
+          f"µs, longest {out['core_stalls']['max_us']:.0f} µs)")
     for key, testbed, title in (
             ("sim_this_machine", False, f"simulated, one shared NF core ({quantum:.0f} µs "
-                                        f"slices, {switch:.2f} µs a turn)"),
+                                        f"slices, {switch:.2f} µs a turn, stalls)"),
             ("sim_testbed", True, "simulated, 2 cores per NF")):
-        out[key] = [simulated(platform, setup, testbed, quantum, switch) for setup in SETUPS]
+        out[key] = [simulated(platform, setup, testbed, quantum, switch,
+                              None if testbed else stalls) for setup in SETUPS]
         table(out[key], f"{title} ({platform.name})")
     (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
     print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else

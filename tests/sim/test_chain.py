@@ -154,3 +154,20 @@ def test_scale_events_add_and_remove_instances_while_packets_flow():
     assert first["flows"] == 64                     # its own and the moved ones
     assert [i["in_service_at_end"] for i in svc["instances"]] == [True, False, False]
     assert svc["flows_moved"] == removed["moved"] and r["loss_pct"] == 0
+
+
+def test_core_stalls_overflow_rings_and_more_instances_hold_more():
+    """Stalls of a shared core (a VM's vCPU taken away): 10 a second of 3 ms, 500 kpps into
+    rings of 512: each stall overflows one instance's ring by 1500 - 512 packets (about 2 %
+    lost); two instances have two rings, 1024 packets between them (about 1 %)."""
+    t = [{"frame_bytes": 64, "rate_pps": 5e5, "flows": 512}]
+    stalls = {"per_s": 10, "durations_us": [3000]}
+
+    def loss(n: int) -> float:
+        s = spec([fwd(instances=n, cpu=0, cycles_per_packet=CLOCK * 0.5e-6)], t,
+                 stalls=stalls)
+        return simulate_chain(s, PLATFORM, duration_s=2.0, how="paced")["loss_pct"]
+
+    one, two = loss(1), loss(2)
+    assert one == pytest.approx(100 * 10 * (1500 - 512) / 5e5, rel=0.3)
+    assert two == pytest.approx(100 * 10 * (1500 - 1024) / 5e5, rel=0.4)

@@ -81,6 +81,13 @@ class ScaleEvent(FileModel):
     weights: list[float] | None = None
 
 
+class Stalls(FileModel):
+    """Times the host takes a shared core away (e.g. a VM's vCPU descheduled): measured."""
+
+    per_s: float = Field(ge=0, description="stalls a second")
+    durations_us: list[float] = Field(min_length=1, description="their lengths, as measured")
+
+
 class ChainSpec(FileModel):
     name: str = "chain"
     services: list[ServiceSpec] = Field(min_length=1, max_length=16)
@@ -92,6 +99,7 @@ class ChainSpec(FileModel):
     quantum_us: float = Field(0, ge=0, description="instances that share a cpu: how long one "
                               "may keep it while it has packets (the kernel's time slice); "
                               "0: one batch per turn")
+    stalls: Stalls | None = Field(None, description="simulator: stalls of the shared cores")
     switch_us: float = Field(0, ge=0, description="instances that share a cpu: the cost of "
                              "a change of turn (a yield and a context switch); > 0 makes them "
                              "poll in turn, as NF processes that yield do; 0: no cost")

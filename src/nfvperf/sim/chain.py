@@ -125,7 +125,8 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
         spec.quantum_us * 1e-6, spec.switch_us * 1e-6, spec.ring, spec.burst, warm,
         np.array([warm + ev.at_s for ev in events], dtype=float),
         np.array([ev.service for ev in events], dtype=np.int64),
-        np.array([ev.instances for ev in events], dtype=np.int64), sc_w)
+        np.array([ev.instances for ev in events], dtype=np.int64), sc_w,
+        *_stalls(spec, core, duration_s + warm, np.random.default_rng(seed + 1)))
     scaling = [{"at_s": ev.at_s, "service": ev.service, "instances": ev.instances,
                 "moved": int(m)} for ev, m in zip(events, moved)]
     result = _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
@@ -148,6 +149,21 @@ def _plain(x):
     if isinstance(x, list):
         return [_plain(v) for v in x]
     return x.item() if isinstance(x, np.generic) else x
+
+
+def _stalls(spec: ChainSpec, core: np.ndarray, horizon: float, rng: np.random.Generator):
+    """Stalls of the shared cores (those services name with `cpu`): Poisson in time at the
+    spec's rate, durations drawn from its measured ones."""
+    on = np.zeros(core.max() + 1, dtype=np.bool_)
+    if spec.stalls is None:
+        return np.zeros(0), np.zeros(0), on
+    for s in spec.services:
+        if s.cpu is not None:
+            on[s.cpu] = True
+    n = rng.poisson(spec.stalls.per_s * horizon)
+    t = np.sort(rng.uniform(0, horizon, n))
+    d = rng.choice(np.asarray(spec.stalls.durations_us) * 1e-6, n)
+    return t, d, on
 
 
 def _quantiles(hist: np.ndarray, n: float) -> tuple[float | None, float | None]:

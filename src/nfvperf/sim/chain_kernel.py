@@ -19,8 +19,14 @@ once; so a packet that reaches an idle instance waits for its turn to come round
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
+
+#: stalls of cores (the host taking the CPU away): start times, durations, which cores have
+#: them, and per core the next stall and the end of the current one; retry[0]: the heap code
+Stalls = namedtuple("Stalls", "t d on ptr until retry")
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = range(4)
 # latency histograms: log-spaced bins from 10 ns, 20 a decade, 9 decades (to 10 s)
@@ -160,12 +166,21 @@ def _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
 
 @njit(cache=True)
 def _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
-           capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy):
+           capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy, stl):
     """An idle instance with packets waiting takes up to beta of them on its core (free);
-    returns the heap size."""
+    returns the heap size. A stall of the core (``stl``) that has begun holds the core and
+    the packets until it ends: the instance tries again then."""
     if busy[s, k] or q_n[s, k] == 0:
         return h_n
-    core_busy[core[s, k]] = True
+    c = core[s, k]
+    core_busy[c] = True
+    if stl.on[c]:
+        while stl.ptr[c] < stl.t.shape[0] and stl.t[stl.ptr[c]] <= t:
+            stl.until[c] = max(stl.until[c], stl.t[stl.ptr[c]]) + stl.d[stl.ptr[c]]
+            stl.ptr[c] += 1
+        if t < stl.until[c]:
+            busy[s, k] = True      # waiting for the core, its packets still in its queue
+            return _push(h_t, h_i, h_n, stl.until[c], stl.retry[0] + s * K + k)
     tot = overhead[s]
     nb = min(q_n[s, k], beta)
     for j in range(nb):
@@ -201,14 +216,15 @@ def _enqueue(s, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stat
 @njit(cache=True)
 def _try(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
          capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy, rq, rq_head, rq_n,
-         in_rq):
+         in_rq, stl):
     """Run instance (s, k) now if it has packets, is idle and its core is free; else queue it
     for its core."""
     if busy[s, k] or q_n[s, k] == 0 or in_rq[s, k]:
         return h_n
     if _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
         return _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
-                      speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy)
+                      speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
+                      stl)
     return h_n
 
 
@@ -238,7 +254,7 @@ def _unpark(c, j, t, switch, c_n, parked, park_t, park_pos, h_t, h_i, h_n, n_ins
 @njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
-              warmup_s, sc_t, sc_s, sc_n, sc_w):
+              warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_on):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event). Packets that arrive before ``warmup_s`` are simulated but not counted.
@@ -299,8 +315,11 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     park_t = np.zeros(n_cores)
     park_pos = np.zeros(n_cores, dtype=np.int64)
     TURN = S * K                                # heap entries from here on are turns
-    h_t = np.zeros(S * K + n_cores + 1)
-    h_i = np.zeros(S * K + n_cores + 1, dtype=np.int64)
+    RETRY = TURN + n_cores * 65536              # ... and from here, retries after a stall
+    stl = Stalls(stall_t, stall_d, stall_on, np.zeros(n_cores, dtype=np.int64),
+                 np.zeros(n_cores), np.array([RETRY], dtype=np.int64))
+    h_t = np.zeros(2 * S * K + n_cores + 1)
+    h_i = np.zeros(2 * S * K + n_cores + 1, dtype=np.int64)
     nxt = 0
     while nxt < P or h_n > 0:
         t_evt = min(t_arr[nxt] if nxt < P else np.inf, h_t[0] if h_n > 0 else np.inf)
@@ -332,11 +351,20 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                 slice_t[core[0, k]] = t
             h_n = _try(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
                        speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
-                       rq, rq_head, rq_n, in_rq)
+                       rq, rq_head, rq_n, in_rq, stl)
             continue
         t = h_t[0]
         idx = h_i[0]
         h_n = _pop(h_t, h_i, h_n)
+        if idx >= RETRY:
+            # a stall of the core is over: the instance that waited for it runs
+            x = idx - RETRY
+            core_busy[core[x // K, x % K]] = False
+            busy[x // K, x % K] = False
+            h_n = _start(x // K, x % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
+                         overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core,
+                         core_busy, stl)
+            continue
         if idx >= TURN:
             # a turn begins on a shared core: its instance runs if it has packets
             c = (idx - TURN) // 65536
@@ -346,7 +374,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                 slice_t[c] = t
                 h_n = _start(x // K, x % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
                              cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i,
-                             h_n, core, core_busy)
+                             h_n, core, core_busy, stl)
             elif _any_waiting(c, cinst, c_n, q_n, K):
                 h_n = _push(h_t, h_i, h_n, t + switch, TURN + c * 65536 + (j + 1) % c_n[c])
             else:
@@ -385,7 +413,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             if q_n[s0, k0] > 0 and t - slice_t[c0] < quantum:
                 h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                              overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                             core, core_busy)
+                             core, core_busy, stl)
             else:      # it yields: the next instance's turn
                 h_n = _push(h_t, h_i, h_n, t + switch,
                             TURN + c0 * 65536 + (pos[s0, k0] + 1) % c_n[c0])
@@ -393,12 +421,12 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             # its turn goes on
             h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                          overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                         core, core_busy)
+                         core, core_busy, stl)
         elif q_n[s0, k0] > 0:
             rq[c0, (rq_head[c0] + rq_n[c0]) % rq.shape[1]] = idx
             rq_n[c0] += 1
             in_rq[s0, k0] = True
-        if not turns[c0] and not core_busy[c0] and rq_n[c0] > 0:
+        while not turns[c0] and not core_busy[c0] and rq_n[c0] > 0:
             slice_t[c0] = t
             nx = rq[c0, rq_head[c0]]
             rq_head[c0] = (rq_head[c0] + 1) % rq.shape[1]
@@ -406,7 +434,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             in_rq[nx // K, nx % K] = False
             h_n = _start(nx // K, nx % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
                          cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                         core, core_busy)
+                         core, core_busy, stl)
         if s0 + 1 < S:
             for kk in range(n_inst[s0 + 1]):
                 if turns[core[s0 + 1, kk]]:
@@ -418,5 +446,5 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                     slice_t[core[s0 + 1, kk]] = t
                 h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
                            overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                           core, core_busy, rq, rq_head, rq_n, in_rq)
+                           core, core_busy, rq, rq_head, rq_n, in_rq, stl)
     return stats, soj_hist, cls_stats, cls_lat, cls_hist, moved
