@@ -254,8 +254,8 @@ def main() -> None:
           f"{stalls['per_s']:.0f} times a second (median {out['core_stalls']['p50_us']:.0f} "
           f"µs, longest {out['core_stalls']['max_us']:.0f} µs)")
     for key, testbed, title in (
-            ("sim_this_machine", False, f"simulated, one shared NF core ({quantum:.0f} µs "
-                                        f"slices, {switch:.2f} µs a turn, stalls)"),
+            ("sim_this_machine", False, (f"simulated, one shared NF core ({quantum:.0f} µs "
+                                         f"slices, {switch:.2f} µs a turn, stalls)")),
             ("sim_testbed", True, "simulated, 2 cores per NF")):
         out[key] = [simulated(platform, setup, testbed, quantum, switch,
                               None if testbed else stalls) for setup in SETUPS]

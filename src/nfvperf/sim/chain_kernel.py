@@ -85,7 +85,7 @@ def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost
             n_large = n
         else:
             tot = class_load[s, 0] + class_load[s, 1]
-            n_large = int(round(n * class_load[s, 1] / tot)) if tot > 0 else n // 2
+            n_large = round(n * class_load[s, 1] / tot) if tot > 0 else n // 2
             n_large = min(max(n_large, 1), n - 1)
         lo, hi = (0, n_large) if large == 1 else (n_large, n)
         if lo >= hi:
