@@ -370,6 +370,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 	uint16_t nf[VS_MAX_INST];
 	uint32_t weight[VS_MAX_INST];
 	struct vs_service *s;
+	uint64_t dispatched;
 	unsigned int n, i;
 	int id;
 
@@ -389,10 +390,13 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 		s = &vs->services[id];
 		if (parse_instances(vs, list, nf, weight, &n, out, len) < 0)
 			return;
+		dispatched = s->gone_pkts;
+		for (i = 0; i < s->n; i++)
+			dispatched += s->inst_pkts[i];
 		service_set(vs, s, nf, weight, n);
 		snprintf(out, len, "ok flows=%" PRIu64 " moved=%" PRIu64 " hash_moved=%" PRIu64
-			 " mod_moved=%" PRIu64, s->last_flows, s->last_moved, s->last_hash_moved,
-			 s->last_mod_moved);
+			 " mod_moved=%" PRIu64 " dispatched=%" PRIu64, s->last_flows, s->last_moved,
+			 s->last_hash_moved, s->last_mod_moved, dispatched);
 		return;
 	}
 	if (strcmp(verb, "add") == 0) {

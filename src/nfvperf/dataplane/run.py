@@ -299,7 +299,8 @@ class Session:
         """Change a service's instances while traffic runs; flows keep their instance unless
         it is removed. Returns what the change did to the flows pinned so far: ``flows``,
         ``moved`` (those of removed instances), ``hash_moved`` (those whose Maglev choice
-        changed) and ``mod_moved`` (those hash mod n would have moved)."""
+        changed) and ``mod_moved`` (those hash mod n would have moved); and ``dispatched``, the
+        packets the service had placed before the change."""
         reply = self.control.call(f"service set {name} {_instances(instances, weights)}")
         return {k: int(v) for k, v in (f.split("=") for f in reply.split()[1:])}
 
