@@ -70,6 +70,7 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
         assert {"nf", "packet_size", "estimated_cycles", "measured_cycles", "estimated_mpps",
                 "measured_mpps", "error_pct", "traffic"} <= set(r)
         assert r["measured_cycles"] > r["measured_handler_cycles"] > 0
+        assert ("gap" in r) and (r["gap"] == "") == (abs(r["error_pct"]) <= 25)
         assert r["dropped_by_nf"] == 0 and r["delivered"] > 0   # every destination routed
         assert r["error_pct"] == pytest.approx(
             100 * (r["estimated_cycles"] - r["measured_cycles"]) / r["measured_cycles"])
