@@ -65,7 +65,9 @@ class ServiceSpec(FileModel):
     threads: int = Field(1, ge=1, description="threads an instance runs: it uses at most "
                                               "this many of its cores")
     batch_overhead_cycles: float = Field(200.0, ge=0, description="cost of a batch besides "
-                                         "its packets (the NF's loop: dequeue, enqueue)")
+                                         "its packets (the NF's loop: dequeue, enqueue; "
+                                         "validation measures 6-8 cycles a packet between "
+                                         "the loop and the handler at batches of ~30)")
 
 
 class FlowClass(FileModel):
