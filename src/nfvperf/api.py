@@ -56,9 +56,13 @@ def catalogue(what: str) -> list[dict[str, Any]]:
 
 
 def json_schema(what: str) -> dict[str, Any]:
-    """The JSON Schema of model (``model``) or platform (``platform``) files."""
+    """The JSON Schema of model, platform, chain (``dataplane run --chain``) or plan files."""
     if what == "model":
         from nfvperf.eo.model import NFModelFile as cls
+    elif what == "chain":
+        from nfvperf.dataplane.chain import ChainSpec as cls
+    elif what == "plan":
+        from nfvperf.plan.spec import PlanSpec as cls
     else:
         from nfvperf.eo.platform import Platform as cls
     schema = cls.model_json_schema(by_alias=True, mode="validation")

@@ -46,6 +46,8 @@ class ListWhat(str, Enum):
 class SchemaWhat(str, Enum):
     model = "model"
     platform = "platform"
+    chain = "chain"
+    plan = "plan"
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -162,7 +164,7 @@ def schema(
     out: OutOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """JSON Schema of model or platform files, for editors."""
+    """JSON Schema of model, platform, chain (`--chain`) or plan files, for editors."""
     from nfvperf import api
 
     _quiet(quiet)
@@ -446,6 +448,31 @@ def _simulate_chain(path: Path, platform: str | None, packet_size: int,
         result = simulate_chain(spec, prof, frame_bytes=packet_size, rate_pps=rate,
                                 flows=flows, duration_s=duration, how=arrivals, seed=seed)
     _emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
+
+
+@app.command("plan")
+def plan_cmd(
+    plan_file: Annotated[Path, typer.Argument(help="The plan: hosts, chains, traffic, targets "
+                                              "(YAML; `nfvperf schema plan`).")],
+    explain: Annotated[bool, typer.Option("--explain", help="Also say what binds.")] = False,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """How many instances of each NF on which hosts, to carry the chains' traffic within their
+    loss and latency targets at the least cost (estimator + batching model + CP-SAT)."""
+    from nfvperf.plan.solve import Infeasible, explain as why, plan
+    from nfvperf.plan.spec import load_plan
+    from nfvperf.plan.views import plan_rows, plan_tables
+
+    _quiet(quiet)
+    spec = load_plan(plan_file)
+    try:
+        with _stages() as say:
+            result = plan(spec, progress=say)
+    except Infeasible as exc:
+        raise why(exc) from None
+    _emit(result, fmt, out, lambda d: plan_tables(d, explain), csv_rows=plan_rows(result))
 
 
 @dataplane_app.command("sweep")

@@ -1,0 +1,74 @@
+"""What one instance of a service can carry on a kind of host: its cost per packet from the
+estimator (the NF's EO model on the host's profile, over the chain's traffic classes), and the
+highest packet rate at which the batching model (Geissler et al.; queue ``ring``, batches of up
+to ``burst``, a batch costing a fixed overhead plus its packets) keeps the loss and the
+service's share of the latency target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nfvperf.plan.spec import ChainSpec, PlanSpec
+
+#: the model's time step: a full batch's service spans this many steps
+STEPS_PER_BATCH = 100
+BISECTIONS = 18
+
+
+@dataclass(frozen=True)
+class Capacity:
+    cycles_per_packet: float
+    clock_hz: float
+    cpu_pps: float           # one core, flat out
+    max_pps: float           # the most that meets the targets (0: none does)
+    budget_us: float | None  # this service's share of the chain's p99 target
+
+
+def cycles_per_packet(chain: ChainSpec, service: int, platform) -> float:
+    """The NF's cycles per packet on ``platform``, averaged over the chain's traffic classes by
+    their packet rates."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+
+    s = chain.services[service]
+    model = load_nf(s.nf)
+    total = sum(t.pps for t in chain.traffic)
+    return sum(t.pps / total * estimate(model, platform, frame_bytes=t.frame_bytes,
+                                        params=s.params)[-1].cycles_per_packet
+               for t in chain.traffic)
+
+
+def queue_at(plan: PlanSpec, cycles: float, clock_hz: float, rate_pps: float):
+    """The batching model of one instance at ``rate_pps`` (Poisson arrivals)."""
+    from nfvperf.batching.arrivals import interarrival
+    from nfvperf.batching.fit import SERVICE_KINDS
+    from nfvperf.batching.model import BatchQueue
+
+    full = (plan.batch_overhead_cycles + plan.burst * cycles) / clock_hz
+    dt = full / STEPS_PER_BATCH
+    service = tuple(SERVICE_KINDS["deterministic"](
+        max(1.0, (plan.batch_overhead_cycles + b * cycles) / clock_hz / dt))
+        for b in range(plan.burst + 1))
+    return BatchQueue(plan.ring, plan.burst, interarrival("poisson", rate_pps, dt), service, dt)
+
+
+def meets(result, loss: float, budget_us: float | None) -> bool:
+    if result.loss_probability > loss:
+        return False
+    return budget_us is None or result.percentiles_us(result.sojourn)["99"] <= budget_us
+
+
+def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform) -> Capacity:
+    cycles = cycles_per_packet(chain, service, platform)
+    clock = platform.cpu.clock_hz
+    cpu_pps = clock / cycles
+    t = chain.targets
+    budget = None if t.latency_p99_us is None else t.latency_p99_us / len(chain.services)
+    lo, hi = 0.0, cpu_pps
+    for _ in range(BISECTIONS):
+        mid = (lo + hi) / 2
+        if meets(queue_at(plan, cycles, clock, mid).solve(), t.loss, budget):
+            lo = mid
+        else:
+            hi = mid
+    return Capacity(cycles, clock, cpu_pps, lo, budget)

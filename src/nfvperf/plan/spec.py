@@ -1,0 +1,104 @@
+"""Plan files (YAML): the hosts one may use, the chains, their traffic and targets.
+
+    name: bng-10g
+    hosts:
+      - {name: xeon, platform: xeon-e5-2690v2, count: 1}   # cores, clock, NIC: the profile's
+    chains:
+      - name: bng
+        services:
+          - {nf: bng}                   # an EO model: packaged name or file; params
+        traffic:
+          - {frame_bytes: 64, rate_gbps: 10}
+        targets: {loss: 1.0e-5, latency_p99_us: 100}
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from nfvperf.errors import InputError
+from nfvperf.validation import FileModel
+
+
+class HostSpec(FileModel):
+    name: str = Field(min_length=1)
+    platform: str = Field(description="platform profile: packaged name or file")
+    count: int = Field(1, ge=1, le=10_000, description="hosts of this kind")
+    cores: int | None = Field(None, ge=1, description="cores for NFs (default: the profile's)")
+
+
+class ServiceSpec(FileModel):
+    nf: str = Field(description="EO model: packaged name or file")
+    params: dict[str, float] = Field(default_factory=dict)
+    stateful: bool = True
+
+
+class TrafficClass(FileModel):
+    frame_bytes: int = Field(ge=64, le=9216)
+    rate_gbps: float | None = Field(None, gt=0, description="on the wire (20 B a frame more)")
+    rate_mpps: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> TrafficClass:
+        if (self.rate_gbps is None) == (self.rate_mpps is None):
+            raise ValueError("one of rate_gbps or rate_mpps")
+        return self
+
+    @property
+    def pps(self) -> float:
+        from nfvperf import units
+
+        if self.rate_mpps is not None:
+            return self.rate_mpps * 1e6
+        return self.rate_gbps * 1e9 / ((self.frame_bytes + units.WIRE_OVERHEAD_BYTES) * 8)
+
+
+class Targets(FileModel):
+    loss: float = Field(1e-5, ge=0, lt=1, description="loss probability at each instance")
+    latency_p99_us: float | None = Field(None, gt=0, description="chain latency, p99, summed "
+                                         "over its services")
+
+
+class ChainSpec(FileModel):
+    name: str = Field(min_length=1)
+    services: list[ServiceSpec] = Field(min_length=1, max_length=16)
+    traffic: list[TrafficClass] = Field(min_length=1)
+    targets: Targets = Field(default_factory=Targets)
+
+
+class PlanSpec(FileModel):
+    name: str = "plan"
+    hosts: list[HostSpec] = Field(min_length=1)
+    chains: list[ChainSpec] = Field(min_length=1)
+    # the instances' queues (the batching model's L and beta) and a batch's fixed cost
+    ring: int = Field(512, ge=1)
+    burst: int = Field(32, ge=1, le=256)
+    batch_overhead_cycles: float = Field(200, ge=0)
+    # cost: a core, a host, a hop between hosts in a chain
+    cost_core: float = Field(1, ge=0)
+    cost_host: float = Field(4, ge=0)
+
+
+def load_plan(path: str | Path) -> PlanSpec:
+    """Read and check a plan file; InputError names the file, line and field."""
+    from nfvperf.io import load_yaml, read_text
+    from nfvperf.validation import validate
+
+    doc = load_yaml(read_text(Path(path)), str(path))
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a mapping with hosts and chains", "an empty file"
+                        if doc.data is None else type(doc.data).__name__)
+    spec = validate(PlanSpec, doc)
+    names = [h.name for h in spec.hosts]
+    for i, h in enumerate(spec.hosts):
+        if names.count(h.name) > 1:
+            raise doc.error(("hosts", i, "name"), "a name no other host kind has", h.name)
+    if spec.ring < spec.burst:
+        raise doc.error(("ring",), f"a ring of at least burst ({spec.burst}) packets", spec.ring)
+    for c in spec.chains:
+        if not all(math.isfinite(t.pps) for t in c.traffic):
+            raise InputError("finite rates", None, file=str(path), field=f"chains.{c.name}")
+    return spec

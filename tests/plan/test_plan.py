@@ -1,0 +1,99 @@
+"""The planner (issue 7): per-instance capacity from the estimator and the batching model,
+instances and hosts from CP-SAT, and what binds when nothing fits."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from nfvperf.eo.platform import load_platform
+from nfvperf.plan.capacity import capacity
+from nfvperf.plan.solve import Infeasible, plan
+from nfvperf.plan.spec import PlanSpec
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plans" / "bng-10g.yaml"
+XEON = load_platform("xeon-e5-2690v2")
+
+
+def spec(**kw) -> PlanSpec:
+    base = {"hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2}],
+            "chains": [{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                        "traffic": [{"frame_bytes": 64, "rate_mpps": 40}],
+                        "targets": {"loss": 1e-5, "latency_p99_us": 100}}]}
+    base.update(kw)
+    return PlanSpec.model_validate(base)
+
+
+def test_an_instance_carries_less_than_its_core_and_less_under_stricter_targets():
+    p = spec()
+    loose = capacity(p, p.chains[0], 0, XEON)
+    assert 0 < loose.max_pps <= loose.cpu_pps == pytest.approx(XEON.cpu.clock_hz
+                                                               / loose.cycles_per_packet)
+    strict = spec(chains=[{**p.chains[0].model_dump(), "targets": {"loss": 1e-9,
+                                                                   "latency_p99_us": 2}}])
+    assert capacity(strict, strict.chains[0], 0, XEON).max_pps < loose.max_pps
+
+
+def test_instances_are_the_demand_over_what_one_may_carry_and_each_meets_the_targets():
+    p = spec()
+    r = plan(p)
+    cap = capacity(p, p.chains[0], 0, XEON)
+    (svc,) = r["chains"][0]["services"]
+    assert svc["instances"] == math.ceil(40e6 / cap.max_pps) == r["cores"]
+    assert r["hosts"] == {"x": 1}                # one host holds them: a second costs more
+    assert svc["loss"] <= 1e-5 and svc["latency_p99_us"] <= 100
+    assert r["optimal"]
+
+
+def test_more_than_one_host_when_one_has_too_few_cores():
+    r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                           "traffic": [{"frame_bytes": 64, "rate_mpps": 400}]}]))
+    assert r["hosts"] == {"x": 2} and r["cores"] > XEON.cores
+
+
+def test_what_binds_when_nothing_fits():
+    with pytest.raises(Infeasible, match="cores: the chains need at least"):
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                           "traffic": [{"frame_bytes": 64, "rate_mpps": 2000}]}]))
+    with pytest.raises(Infeasible, match="no load meets the targets .*p99 ≤ 0.01 µs"):
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "bng"}],
+                           "traffic": [{"frame_bytes": 64, "rate_mpps": 1}],
+                           "targets": {"latency_p99_us": 0.01}}]))
+
+
+def test_plan_cli_on_the_bng_example(cli):
+    """The paper's BNG at 10 Gbps of 64 B frames on its platform: the cores it needs."""
+    code, out, err = cli("plan", str(EXAMPLE), "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    (svc,) = r["chains"][0]["services"]
+    assert r["chains"][0]["demand_mpps"] == pytest.approx(10e9 / (84 * 8) / 1e6)
+    assert svc["instances"] == r["cores"] == 3
+    assert {"plan", "optimal", "cores", "hosts", "cost", "chains", "binding"} <= set(r)
+
+
+def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\nchains: []\n")
+    code, out, err = cli("plan", str(bad))
+    assert code == 2 and err.startswith(f"nfvperf: error: {bad}:2: chains:")
+    tight = tmp_path / "tight.yaml"
+    tight.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\n"
+                     "chains:\n  - name: c\n    services: [{nf: bng}]\n"
+                     "    traffic: [{frame_bytes: 64, rate_gbps: 1000}]\n")
+    code, out, err = cli("plan", str(tight))
+    assert code == 2 and "cores: the chains need at least" in err and len(err.splitlines()) == 1
+
+
+def test_plan_and_chain_files_have_a_json_schema_the_examples_meet(cli):
+    import jsonschema
+    import yaml
+
+    code, out, err = cli("schema", "plan")
+    assert code == 0, err
+    jsonschema.validate(yaml.safe_load(EXAMPLE.read_text()), json.loads(out))
+    code, out, _ = cli("schema", "chain")
+    assert "services" in json.loads(out)["properties"]
