@@ -84,7 +84,7 @@ def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):
     tight.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\n"
                      "chains:\n  - name: c\n    services: [{nf: bng}]\n"
                      "    traffic: [{frame_bytes: 64, rate_gbps: 1000}]\n")
-    code, out, err = cli("plan", str(tight))
+    code, _, err = cli("plan", str(tight))
     assert code == 2 and "cores: the chains need at least" in err and len(err.splitlines()) == 1
 
 
