@@ -78,7 +78,7 @@ def test_plan_cli_on_the_bng_example(cli):
 def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\nchains: []\n")
-    code, out, err = cli("plan", str(bad))
+    code, _, err = cli("plan", str(bad))
     assert code == 2 and err.startswith(f"nfvperf: error: {bad}:2: chains:")
     tight = tmp_path / "tight.yaml"
     tight.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\n"
