@@ -97,3 +97,13 @@ def test_plan_and_chain_files_have_a_json_schema_the_examples_meet(cli):
     jsonschema.validate(yaml.safe_load(EXAMPLE.read_text()), json.loads(out))
     code, out, _ = cli("schema", "chain")
     assert "services" in json.loads(out)["properties"]
+
+
+def test_plan_files_name_models_relative_to_themselves(cli):
+    """The seed-004 chain with the data plane's NAT and IDS models (paths relative to the plan
+    file): the IDS, whose cost follows the payload bytes, needs most of the cores."""
+    code, out, err = cli("plan", str(EXAMPLE.with_name("nat-ids.yaml")), "-f", "json")
+    assert code == 0, err
+    nat, ids = json.loads(out)["chains"][0]["services"]
+    assert (nat["nf"], ids["nf"]) == ("nat", "ids")
+    assert ids["instances"] > 5 * nat["instances"] >= 5

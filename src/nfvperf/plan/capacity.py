@@ -17,6 +17,7 @@ BISECTIONS = 18
 
 @dataclass(frozen=True)
 class Capacity:
+    nf: str                  # the model's name
     cycles_per_packet: float
     clock_hz: float
     cpu_pps: float           # one core, flat out
@@ -24,18 +25,18 @@ class Capacity:
     budget_us: float | None  # this service's share of the chain's p99 target
 
 
-def cycles_per_packet(chain: ChainSpec, service: int, platform) -> float:
-    """The NF's cycles per packet on ``platform``, averaged over the chain's traffic classes by
-    their packet rates."""
+def cycles_per_packet(chain: ChainSpec, service: int, platform) -> tuple[str, float]:
+    """The NF's name and its cycles per packet on ``platform``, averaged over the chain's
+    traffic classes by their packet rates."""
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
     s = chain.services[service]
     model = load_nf(s.nf)
     total = sum(t.pps for t in chain.traffic)
-    return sum(t.pps / total * estimate(model, platform, frame_bytes=t.frame_bytes,
-                                        params=s.params)[-1].cycles_per_packet
-               for t in chain.traffic)
+    return model.name, sum(t.pps / total * estimate(model, platform, frame_bytes=t.frame_bytes,
+                                                    params=s.params)[-1].cycles_per_packet
+                           for t in chain.traffic)
 
 
 def queue_at(plan: PlanSpec, cycles: float, clock_hz: float, rate_pps: float):
@@ -59,7 +60,7 @@ def meets(result, loss: float, budget_us: float | None) -> bool:
 
 
 def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform) -> Capacity:
-    cycles = cycles_per_packet(chain, service, platform)
+    name, cycles = cycles_per_packet(chain, service, platform)
     clock = platform.cpu.clock_hz
     cpu_pps = clock / cycles
     t = chain.targets
@@ -71,4 +72,4 @@ def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform) -> Capaci
             lo = mid
         else:
             hi = mid
-    return Capacity(cycles, clock, cpu_pps, lo, budget)
+    return Capacity(name, cycles, clock, cpu_pps, lo, budget)

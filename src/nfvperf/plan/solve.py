@@ -78,7 +78,7 @@ def _check_reachable(spec: PlanSpec, caps, cores) -> None:
             if best < 1:
                 cap = caps[c, s, spec.hosts[0].name]
                 reasons.append(
-                    f"chain {ch.name}, {svc.nf}: no load meets the targets (loss ≤ "
+                    f"chain {ch.name}, {cap.nf}: no load meets the targets (loss ≤ "
                     f"{ch.targets.loss:g}" + (f", p99 ≤ {cap.budget_us:g} µs, its share of the "
                                               f"chain's {ch.targets.latency_p99_us:g} µs"
                                               if cap.budget_us else "") + ")")
@@ -115,7 +115,8 @@ def _result(spec, caps, n, used, cores, optimal: bool) -> dict:
                                  "max_pps_per_instance": cap.max_pps, "weight": cap.max_pps,
                                  "loss": r.loss_probability, "latency_p99_us": p99})
             p99_sum += worst_p99
-            services.append({"nf": svc.nf, "instances": sum(k for _, k in placed),
+            services.append({"nf": caps[c, s, spec.hosts[0].name].nf, "model": svc.nf,
+                             "instances": sum(k for _, k in placed),
                              "cores": sum(k for _, k in placed), "placement": per_host,
                              "loss": worst_loss, "latency_p99_us": worst_p99})
         chains.append({"name": ch.name, "demand_mpps": demand / 1e6, "services": services,
@@ -133,7 +134,7 @@ def _result(spec, caps, n, used, cores, optimal: bool) -> dict:
                 k, cap = n[c, s, h.name], caps[c, s, h.name]
                 if k:
                     binding.append(
-                        f"{ch.name}/{svc.nf} on {h.name}: an instance may carry "
+                        f"{ch.name}/{cap.nf} on {h.name}: an instance may carry "
                         f"{cap.max_pps / 1e6:.3g} Mpps ({100 * cap.max_pps / cap.cpu_pps:.0f} % "
                         f"of its core) within loss ≤ {ch.targets.loss:g}"
                         + (f" and p99 ≤ {cap.budget_us:g} µs" if cap.budget_us else "")

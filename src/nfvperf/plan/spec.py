@@ -82,6 +82,19 @@ class PlanSpec(FileModel):
     cost_host: float = Field(4, ge=0)
 
 
+def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:
+    """Model and profile files named relative to the plan file, as the plan's reader sees
+    them (packaged names stay as they are)."""
+    def fix(ref: str) -> str:
+        p = base / ref
+        return str(p) if ref.endswith((".yaml", ".yml")) and p.is_file() else ref
+
+    hosts = [h.model_copy(update={"platform": fix(h.platform)}) for h in spec.hosts]
+    chains = [c.model_copy(update={"services": [s.model_copy(update={"nf": fix(s.nf)})
+                                                for s in c.services]}) for c in spec.chains]
+    return spec.model_copy(update={"hosts": hosts, "chains": chains})
+
+
 def load_plan(path: str | Path) -> PlanSpec:
     """Read and check a plan file; InputError names the file, line and field."""
     from nfvperf.io import load_yaml, read_text
@@ -92,6 +105,7 @@ def load_plan(path: str | Path) -> PlanSpec:
         raise doc.error((), "a mapping with hosts and chains", "an empty file"
                         if doc.data is None else type(doc.data).__name__)
     spec = validate(PlanSpec, doc)
+    spec = _relative_to(spec, Path(path).resolve().parent)
     names = [h.name for h in spec.hosts]
     for i, h in enumerate(spec.hosts):
         if names.count(h.name) > 1:
