@@ -107,3 +107,17 @@ def test_plan_files_name_models_relative_to_themselves(cli):
     nat, ids = json.loads(out)["chains"][0]["services"]
     assert (nat["nf"], ids["nf"]) == ("nat", "ids")
     assert ids["instances"] > 5 * nat["instances"] >= 5
+
+
+def test_the_second_socket_reads_from_the_nics_socket_and_carries_less():
+    """More instances than socket 0 has cores: the rest go to socket 1, where the estimator
+    prices every packet as a remote read (Sec. 4.2), so an instance there carries less; the
+    chain then spans two sockets of one host (one socket hop, no host hop)."""
+    r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                           "traffic": [{"frame_bytes": 64, "rate_mpps": 200}]}]))
+    rows = r["chains"][0]["services"][0]["placement"]
+    local = [p for p in rows if p["socket"] == 0]
+    remote = [p for p in rows if p["socket"] == 1]
+    assert local and remote and local[0]["instances"] == XEON.cpu.cores_per_socket
+    assert remote[0]["max_pps_per_instance"] < local[0]["max_pps_per_instance"]
+    assert (r["hops_host"], r["hops_socket"]) == (0, 1)

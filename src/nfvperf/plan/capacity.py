@@ -25,18 +25,20 @@ class Capacity:
     budget_us: float | None  # this service's share of the chain's p99 target
 
 
-def cycles_per_packet(chain: ChainSpec, service: int, platform) -> tuple[str, float]:
+def cycles_per_packet(chain: ChainSpec, service: int, platform,
+                      remote: bool = False) -> tuple[str, float]:
     """The NF's name and its cycles per packet on ``platform``, averaged over the chain's
-    traffic classes by their packet rates."""
+    traffic classes by their packet rates; ``remote``: on a socket other than the NIC's, every
+    packet read from the other socket (Sec. 4.2)."""
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
     s = chain.services[service]
     model = load_nf(s.nf)
     total = sum(t.pps for t in chain.traffic)
-    return model.name, sum(t.pps / total * estimate(model, platform, frame_bytes=t.frame_bytes,
-                                                    params=s.params)[-1].cycles_per_packet
-                           for t in chain.traffic)
+    return model.name, sum(t.pps / total * estimate(
+        model, platform, frame_bytes=t.frame_bytes, params=s.params,
+        remote_fraction=1.0 if remote else 0.0)[-1].cycles_per_packet for t in chain.traffic)
 
 
 def queue_at(plan: PlanSpec, cycles: float, clock_hz: float, rate_pps: float):
@@ -59,8 +61,9 @@ def meets(result, loss: float, budget_us: float | None) -> bool:
     return budget_us is None or result.percentiles_us(result.sojourn)["99"] <= budget_us
 
 
-def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform) -> Capacity:
-    name, cycles = cycles_per_packet(chain, service, platform)
+def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform,
+             remote: bool = False) -> Capacity:
+    name, cycles = cycles_per_packet(chain, service, platform, remote)
     clock = platform.cpu.clock_hz
     cpu_pps = clock / cycles
     t = chain.targets

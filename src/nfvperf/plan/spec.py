@@ -80,6 +80,8 @@ class PlanSpec(FileModel):
     # cost: a core, a host, a hop between hosts in a chain
     cost_core: float = Field(1, ge=0)
     cost_host: float = Field(4, ge=0)
+    cost_hop_host: float = Field(2, ge=0, description="a chain spread over one more host")
+    cost_hop_socket: float = Field(0.5, ge=0, description="... over one more socket")
 
 
 def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:

@@ -9,7 +9,8 @@ from nfvperf.output import Column, number, table
 
 def plan_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
     """A row per chain, service and host kind (CSV and the table)."""
-    return [{"chain": c["name"], "nf": s["nf"], "host": p["host"], "instances": p["instances"],
+    return [{"chain": c["name"], "nf": s["nf"], "host": p["host"], "socket": p["socket"],
+             "instances": p["instances"],
              "mpps_per_instance": p["pps_per_instance"] / 1e6,
              "utilisation_pct": 100 * p["utilisation"],
              "cycles_per_packet": p["cycles_per_packet"], "loss": p["loss"],
@@ -23,7 +24,8 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
              f"{'' if d['optimal'] else ', best found'})")
     out = [table(plan_rows(d), [
         Column("chain", "chain", justify="left"), Column("nf", "NF", justify="left"),
-        Column("host", "host", justify="left"), Column("instances", "instances"),
+        Column("host", "host", justify="left"), Column("socket", "socket"),
+        Column("instances", "instances"),
         Column("mpps_per_instance", "Mpps each", number(3)),
         Column("utilisation_pct", "core %", number(0)),
         Column("cycles_per_packet", "cycles/pkt", number(1)),
