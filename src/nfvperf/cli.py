@@ -455,12 +455,16 @@ def plan_cmd(
     plan_file: Annotated[Path, typer.Argument(help="The plan: hosts, chains, traffic, targets "
                                               "(YAML; `nfvperf schema plan`).")],
     explain: Annotated[bool, typer.Option("--explain", help="Also say what binds.")] = False,
+    time_limit: Annotated[float, typer.Option(
+        "--time-limit", help="Seconds CP-SAT may search; the best plan found by then is "
+        "reported (optimal: false) if it has not proved one optimal.")] = 30.0,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """How many instances of each NF on which hosts, to carry the chains' traffic within their
     loss and latency targets at the least cost (estimator + batching model + CP-SAT)."""
+    from nfvperf.errors import InputError
     from nfvperf.plan.solve import Infeasible, explain as why, plan
     from nfvperf.plan.spec import load_plan
     from nfvperf.plan.views import plan_rows, plan_tables
@@ -469,7 +473,9 @@ def plan_cmd(
     spec = load_plan(plan_file)
     try:
         with _stages() as say:
-            result = plan(spec, progress=say)
+            if not 0 < time_limit <= 3600:
+                raise InputError("0 < seconds ≤ 3600", time_limit, field="--time-limit")
+            result = plan(spec, progress=say, time_limit_s=time_limit)
     except Infeasible as exc:
         raise why(exc) from None
     _emit(result, fmt, out, lambda d: plan_tables(d, explain), csv_rows=plan_rows(result))

@@ -47,6 +47,8 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
             progress(f"capacity of {spec.chains[c].name} service {s} on {h}", i, len(jobs))
         caps[c, s, h, r] = capacity(spec, spec.chains[c], s, platforms[h], remote=r)
     _check_reachable(spec, caps, cores)
+    if progress:
+        progress("placing (CP-SAT)", len(jobs), len(jobs))
 
     # every host, and its sockets: (kind, index, socket, cores on it)
     boxes = [(h.name, i) for h in spec.hosts for i in range(h.count)]
@@ -91,8 +93,6 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise Infeasible(("no assignment of instances to the hosts meets every service's "
                           "demand (CP-SAT: " + solver.StatusName(status) + ")",))
-    if progress:
-        progress("done", len(jobs), len(jobs))
     return _result(spec, caps, {key: solver.Value(v) for key, v in n.items()},
                    {key: solver.Value(v) for key, v in used.items()}, cores,
                    status == cp_model.OPTIMAL,
