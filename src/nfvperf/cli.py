@@ -481,6 +481,35 @@ def plan_cmd(
     _emit(result, fmt, out, lambda d: plan_tables(d, explain), csv_rows=plan_rows(result))
 
 
+@app.command("sweep")
+def sweep_cmd(
+    spec_file: Annotated[Path, typer.Argument(help="The sweep: run (batching, estimate or "
+                                              "plan), fixed arguments, grid (YAML).")],
+    scheduler: Annotated[str, typer.Option(
+        "--scheduler", help="local (a cluster of this machine's CPUs) or tcp://HOST:PORT of "
+        "a running Dask scheduler.")] = "local",
+    workers: Annotated[Optional[int], typer.Option(
+        "--workers", help="Local workers (default: one per CPU).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Results: .parquet or .csv; a "
+                                      "rerun skips the points already there.")] = Path(
+        "sweep.parquet"),
+    quiet: QuietOpt = False,
+) -> None:
+    """A parameter study over a model, the simulator or the planner, on Dask (resumable)."""
+    from nfvperf.errors import InputError
+    from nfvperf.sweep.run import sweep
+    from nfvperf.sweep.spec import load_sweep
+
+    _quiet(quiet)
+    if workers is not None and workers < 1:
+        raise InputError("a number of workers ≥ 1", workers, field="--workers")
+    spec = load_sweep(spec_file)
+    with _stages() as say:
+        summary = sweep(spec, spec_file.resolve().parent, out, scheduler=scheduler,
+                        workers=workers, progress=say)
+    _emit(summary, Format.json, None, None)
+
+
 @dataplane_app.command("sweep")
 def dataplane_sweep(
     arch: Annotated[str, typer.Option("--arch", help="Architectures, comma-separated.")

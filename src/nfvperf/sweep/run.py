@@ -1,0 +1,111 @@
+"""Run a sweep on Dask: a local cluster of this machine's CPUs by default, or an existing
+scheduler (``tcp://HOST:PORT``), the way a user with more machines scales out. Results are
+written as they come (atomically: a temporary file, then a rename) to Parquet or CSV; a rerun
+reads them back and runs only the points not there yet (resumable)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nfvperf.errors import InputError
+from nfvperf.sweep.spec import SweepSpec
+
+#: arguments that name files, taken relative to the sweep file
+FILE_ARGS = ("plan", "model", "service", "platform")
+WRITE_EVERY_S = 2.0
+
+
+def _resolve(args: dict[str, Any], base: Path) -> dict[str, Any]:
+    out = dict(args)
+    for k in FILE_ARGS:
+        v = out.get(k)
+        if isinstance(v, str) and v.endswith((".yaml", ".yml", ".csv")) and (base / v).is_file():
+            out[k] = str(base / v)
+    return out
+
+
+def _read(path: Path):
+    import pandas as pd
+
+    if not path.exists():
+        return None
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def _write(df, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    if path.suffix == ".parquet":
+        df.to_parquet(tmp, index=False)
+    else:
+        df.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def client_for(scheduler: str, workers: int | None):
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, dashboard_address=None, silence_logs=40)
+        return Client(cluster), cluster
+    if not scheduler.startswith("tcp://"):
+        raise InputError("local or a scheduler address tcp://HOST:PORT", scheduler,
+                         field="--scheduler")
+    try:
+        return Client(scheduler, timeout="10s"), None
+    except OSError as exc:
+        raise InputError("a Dask scheduler that answers", f"{scheduler} ({exc})",
+                         field="--scheduler") from None
+
+
+def sweep(spec: SweepSpec, base: Path, out: Path, *, scheduler: str = "local",
+          workers: int | None = None,
+          progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+    """Run the points of ``spec`` not in ``out`` yet; returns a summary."""
+    import pandas as pd
+    from dask.distributed import as_completed
+
+    from nfvperf.sweep.runners import run_point
+
+    if out.suffix not in (".parquet", ".csv"):
+        raise InputError("a .parquet or .csv file", str(out), field="-o")
+    points = spec.points()
+    grid = list(spec.grid)
+    old = _read(out)
+    done = set() if old is None else set(map(tuple, old[grid].astype(str).values.tolist()))
+    todo = [p for p in points if tuple(str(p[g]) for g in grid) not in done]
+    rows = [] if old is None else old.to_dict("records")
+    t0 = time.perf_counter()
+    summary = {"sweep": spec.name, "run": spec.run, "points": len(points),
+               "already_done": len(points) - len(todo), "computed": 0, "output": str(out)}
+    if not todo:
+        return {**summary, "seconds": 0.0, "workers": 0}
+    client, cluster = client_for(scheduler, workers)
+    try:
+        n_workers = len(client.scheduler_info()["workers"])
+        fixed = _resolve(spec.fixed, base)
+        futures = client.map(run_point, [spec.run] * len(todo),
+                             [{**fixed, **_resolve(p, base)} for p in todo], pure=False)
+        point_of = {f.key: p for f, p in zip(futures, todo)}
+        last = time.perf_counter()
+        for i, f in enumerate(as_completed(futures), 1):
+            row = f.result()
+            for g in grid:                  # the grid's values as written, not resolved
+                row[g] = point_of[f.key][g]
+            rows.append(row)
+            if progress:
+                progress(f"{spec.run} points", i, len(todo))
+            if time.perf_counter() - last > WRITE_EVERY_S:
+                _write(pd.DataFrame(rows), out)
+                last = time.perf_counter()
+        _write(pd.DataFrame(rows), out)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return {**summary, "computed": len(todo), "seconds": time.perf_counter() - t0,
+            "workers": n_workers}

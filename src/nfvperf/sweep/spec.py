@@ -1,0 +1,64 @@
+"""Sweep files (YAML): what to run at every point of a grid.
+
+    run: batching                 # batching | estimate | plan
+    fixed: {service: vpp}         # arguments every point gets
+    grid:                         # every combination of these
+      queue: [1024, 2048, 4096]
+      beta: [64, 256]
+      frame_bytes: [64, 512]
+      rate_mbps: {from: 500, to: 10000, step: 500}
+
+A grid value is a list or a range (``from``, ``to`` included, ``step``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from nfvperf.validation import FileModel
+
+RUNS = ("batching", "estimate", "plan")
+
+
+class Range(FileModel):
+    from_: float = Field(alias="from")
+    to: float
+    step: float = Field(gt=0)
+
+    def values(self) -> list[float]:
+        n = int(round((self.to - self.from_) / self.step))
+        vals = [self.from_ + i * self.step for i in range(n + 1)]
+        return [int(v) if float(v).is_integer() else v for v in vals]
+
+
+class SweepSpec(FileModel):
+    name: str = "sweep"
+    run: Literal["batching", "estimate", "plan"]
+    fixed: dict[str, Any] = Field(default_factory=dict)
+    grid: dict[str, list[Any] | Range] = Field(min_length=1)
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every combination of the grid's values, in order."""
+        names = list(self.grid)
+        values = [v.values() if isinstance(v, Range) else v for v in self.grid.values()]
+        return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def load_sweep(path: str | Path) -> SweepSpec:
+    from nfvperf.io import load_yaml, read_text
+    from nfvperf.sweep.runners import check
+    from nfvperf.validation import validate
+
+    doc = load_yaml(read_text(Path(path)), str(path))
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a mapping with run and grid", "an empty file"
+                        if doc.data is None else type(doc.data).__name__)
+    spec = validate(SweepSpec, doc)
+    bad = check(spec, Path(path).resolve().parent)
+    if bad is not None:
+        raise doc.error(bad[0], bad[1], bad[2])
+    return spec

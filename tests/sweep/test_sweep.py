@@ -1,0 +1,66 @@
+"""`nfvperf sweep`: parameter studies on Dask (issue 7): a grid's points run on a local
+cluster, written to Parquet or CSV, a rerun computes only what is missing, bad files and
+unreachable schedulers get one line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from nfvperf.sweep.runners import batching
+from nfvperf.sweep.spec import SweepSpec
+
+SPEC = """\
+name: t
+run: batching
+fixed: {service: vpp, frame_bytes: 64}
+grid:
+  queue: [512]
+  beta: [32, 64]
+  rate_mbps: {from: 4000, to: 8000, step: 4000}
+"""
+
+
+def test_grid_points_are_every_combination_with_ranges_inclusive():
+    spec = SweepSpec.model_validate({"run": "batching", "grid": {
+        "queue": [512, 1024], "rate_mbps": {"from": 1000, "to": 3000, "step": 1000}}})
+    pts = spec.points()
+    assert len(pts) == 6 and pts[0] == {"queue": 512, "rate_mbps": 1000}
+    assert pts[-1] == {"queue": 1024, "rate_mbps": 3000}
+
+
+def test_sweep_on_a_local_cluster_is_resumable_and_matches_the_model(cli, tmp_path):
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    out = tmp_path / "r.parquet"
+    code, stdout, err = cli("sweep", str(spec), "-o", str(out), "--workers", "2")
+    assert code == 0, err
+    s = json.loads(stdout)
+    assert (s["points"], s["computed"], s["workers"]) == (4, 4, 2)
+    df = pd.read_parquet(out)
+    assert len(df) == 4 and {"queue", "beta", "rate_mbps", "loss_probability",
+                             "mean_batch_size", "seconds"} <= set(df.columns)
+    row = df[(df.beta == 64) & (df.rate_mbps == 8000)].iloc[0]
+    direct = batching(512, 64, 8000, 64, "vpp")
+    assert row.loss_probability == pytest.approx(direct["loss_probability"])
+    code, stdout, _ = cli("sweep", str(spec), "-o", str(out), "--workers", "2")
+    assert json.loads(stdout)["computed"] == 0 and len(pd.read_parquet(out)) == 4
+    csv = tmp_path / "r.csv"
+    code, stdout, _ = cli("sweep", str(spec), "-o", str(csv), "--workers", "1")
+    assert code == 0 and len(pd.read_csv(csv)) == 4
+
+
+def test_bad_sweeps_and_schedulers_get_one_line(cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run: batching\ngrid:\n  queue: [512]\n  colour: [red]\n")
+    code, _, err = cli("sweep", str(bad), "-o", str(tmp_path / "x.csv"))
+    assert code == 2 and err.startswith(f"nfvperf: error: {bad}:4: grid.colour: expected an "
+                                        "argument of batching")
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)
+    code, _, err = cli("sweep", str(spec), "-o", str(tmp_path / "x.csv"), "--scheduler",
+                       "udp://nowhere")
+    assert code == 2 and "--scheduler: expected local or a scheduler address" in err
+    assert not (tmp_path / "x.csv").exists()
