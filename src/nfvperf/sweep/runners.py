@@ -78,7 +78,8 @@ def estimate(model: str, platform: str = "xeon-e5-2690v2", frame_bytes: int = 64
 
 def plan(plan: str, scale: float = 1.0, time_limit_s: float = 10.0) -> dict[str, Any]:
     """A plan with its chains' traffic multiplied by ``scale`` (traffic growth)."""
-    from nfvperf.plan.solve import Infeasible, plan as solve
+    from nfvperf.plan.solve import Infeasible
+    from nfvperf.plan.solve import plan as solve
     from nfvperf.plan.spec import load_plan
 
     spec = load_plan(plan)

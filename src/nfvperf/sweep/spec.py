@@ -30,7 +30,7 @@ class Range(FileModel):
     step: float = Field(gt=0)
 
     def values(self) -> list[float]:
-        n = int(round((self.to - self.from_) / self.step))
+        n = round((self.to - self.from_) / self.step)
         vals = [self.from_ + i * self.step for i in range(n + 1)]
         return [int(v) if float(v).is_integer() else v for v in vals]
 
