@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install bench clean dataplane
+.PHONY: demo test install bench clean dataplane browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,11 @@ dataplane: $(STAMP)
 	@bash dataplane/setup.sh
 	@$(BIN)/nfvperf dataplane build -q || echo "dataplane: not built; its tests will skip" >&2
 
-test: $(STAMP) dataplane
+# Chromium opens the HTML reports in a test; installed where it can be, else that test skips.
+browser:
+	@bash scripts/setup-browser.sh
+
+test: $(STAMP) dataplane browser
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

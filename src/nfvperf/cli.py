@@ -510,6 +510,23 @@ def sweep_cmd(
     _emit(summary, Format.json, None, None)
 
 
+@app.command("report")
+def report_cmd(
+    results: Annotated[Path, typer.Argument(help="Results of nfvperf sweep (.parquet or .csv).")],
+    html_out: Annotated[Path, typer.Option("--html", help="Write the HTML report here.")] = Path(
+        "report.html"),
+    quiet: QuietOpt = False,
+) -> None:
+    """An HTML report of a sweep's results: the plots and tables of the papers' studies."""
+    from nfvperf.io import write_atomic
+    from nfvperf.report.html import report
+
+    _quiet(quiet)
+    write_atomic(html_out, report(results))
+    if not quiet:
+        typer.echo(f"wrote {html_out}", err=True)
+
+
 @dataplane_app.command("sweep")
 def dataplane_sweep(
     arch: Annotated[str, typer.Option("--arch", help="Architectures, comma-separated.")
