@@ -12,8 +12,8 @@ import argparse
 import time
 from pathlib import Path
 
-from nfvperf.sweep.runners import run_point
 from nfvperf.sweep.run import sweep
+from nfvperf.sweep.runners import run_point
 from nfvperf.sweep.spec import load_sweep
 
 SPEC = Path(__file__).resolve().parents[1] / "examples" / "sweeps" / "geissler-study.yaml"
