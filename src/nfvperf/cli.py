@@ -458,6 +458,12 @@ def plan_cmd(
     time_limit: Annotated[float, typer.Option(
         "--time-limit", help="Seconds CP-SAT may search; the best plan found by then is "
         "reported (optimal: false) if it has not proved one optimal.")] = 30.0,
+    validate: Annotated[bool, typer.Option(
+        "--validate", help="Run a one-host plan on this machine's data plane, scaled to it, "
+        "and put the predictions beside the measurements.")] = False,
+    platform: Annotated[Optional[str], typer.Option(
+        "--platform", "-p", help="--validate: this host's profile (nfvperf calibrate's).")
+    ] = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
@@ -478,6 +484,19 @@ def plan_cmd(
             result = plan(spec, progress=say, time_limit_s=time_limit)
     except Infeasible as exc:
         raise why(exc) from None
+    if validate:
+        from nfvperf.plan.validate import validate_plan
+        from nfvperf.plan.views import validation_table
+
+        if platform is None:
+            raise InputError("--platform with this host's profile (nfvperf calibrate -o "
+                             "host.yaml)", None, field="--validate")
+        with _stages() as say:
+            result["validation"] = validate_plan(spec, result, platform, progress=say)
+        _emit(result, fmt, out, lambda d: [*plan_tables(d, explain),
+                                           validation_table(d["validation"])],
+              csv_rows=result["validation"])
+        return
     _emit(result, fmt, out, lambda d: plan_tables(d, explain), csv_rows=plan_rows(result))
 
 

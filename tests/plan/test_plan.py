@@ -121,3 +121,30 @@ def test_the_second_socket_reads_from_the_nics_socket_and_carries_less():
     assert local and remote and local[0]["instances"] == XEON.cpu.cores_per_socket
     assert remote[0]["max_pps_per_instance"] < local[0]["max_pps_per_instance"]
     assert (r["hops_host"], r["hops_socket"]) == (0, 1)
+
+
+@pytest.mark.dataplane
+def test_validate_runs_a_one_host_plan_on_the_data_plane(dataplane, cli, tmp_path):
+    """`plan --validate`: the seed-004 chain planned, scaled to this machine's one NF core and
+    run; predictions (batching model on this host's profile) beside the measurements."""
+    from nfvperf.dataplane.build import source_dir
+
+    nfs = source_dir() / "nfs"
+    path = tmp_path / "p.yaml"
+    path.write_text(f"""\
+hosts: [{{name: xeon, platform: xeon-e5-2690v2}}]
+chains:
+  - name: c
+    services: [{{nf: {nfs / 'nat' / 'model.yaml'}}}, {{nf: {nfs / 'ids' / 'model.yaml'}}}]
+    traffic: [{{frame_bytes: 1518, rate_gbps: 1}}, {{frame_bytes: 64, rate_mpps: 0.2}}]
+""")
+    code, out, err = cli("plan", str(path), "--validate", "--platform", "xeon-e5-2690v2",
+                         "-f", "json")
+    assert code == 0, err
+    rows = json.loads(out)["validation"]
+    assert [r["nf"] for r in rows] == ["nat", "ids"]
+    for r in rows:
+        assert r["measured_loss"] is not None and r["measured_cycles_per_packet"] > 0
+        assert r["predicted_p99_us"] > 0 and r["offered_mpps"] > 0
+    code, _, err = cli("plan", str(path), "--validate")
+    assert code == 2 and "--platform with this host's profile" in err

@@ -1,0 +1,68 @@
+"""`nfvperf plan --validate`: run a single-host plan on this machine's data plane, scaled to
+what it has (one core for all NFs: the plan's traffic divided by the cores it planned), and put
+the planner's predictions for that scaled run (the batching model of each instance, priced on
+this host's profile) beside what the data plane measured."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nfvperf.errors import InputError
+from nfvperf.plan.capacity import cycles_per_packet, queue_at
+from nfvperf.plan.spec import PlanSpec
+
+FLOWS_PER_CLASS = 64
+
+
+def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s: float = 2.0,
+                  progress=None) -> list[dict[str, Any]]:
+    from nfvperf.dataplane.build import NFS
+    from nfvperf.dataplane.chain import ChainSpec as RunSpec, run_chain
+    from nfvperf.eo.platform import load_platform
+
+    if sum(result["hosts"].values()) != 1:
+        raise InputError("a plan on one host (--validate runs it on this machine)",
+                         f"{sum(result['hosts'].values())} hosts", field="--validate")
+    platform = load_platform(platform_ref)
+    rows = []
+    for c, (ch, planned) in enumerate(zip(spec.chains, result["chains"])):
+        for svc in planned["services"]:
+            if svc["nf"] not in NFS:
+                raise InputError(f"NFs the data plane has ({', '.join(NFS)})", svc["nf"],
+                                 field=f"chains.{ch.name}")
+        cores = sum(s["instances"] for s in planned["services"])
+        scale = 1.0 / cores                 # this machine: one core for every NF instance
+        classes = [{"frame_bytes": min(t.frame_bytes, 1518), "rate_pps": t.pps * scale,
+                    "flows": FLOWS_PER_CLASS} for t in ch.traffic]
+        run = RunSpec.model_validate({
+            "name": ch.name,
+            "services": [{"nf": s["nf"], "instances": s["instances"], "policy": "flow",
+                          "args": ["--public-ip", "192.0.2.1{k}"] if s["nf"] == "nat" else []}
+                         for s in planned["services"]],
+            "traffic": classes})
+        if progress:
+            progress(f"running {ch.name} on the data plane", c, len(spec.chains))
+        measured = run_chain(run, duration_s=duration_s)
+        demand = sum(x["rate_pps"] for x in classes)
+        scaled = ch.model_copy(update={"traffic": [t.model_copy(update={
+            "rate_mpps": t.pps * scale / 1e6, "rate_gbps": None}) for t in ch.traffic]})
+        for s, (svc, got) in enumerate(zip(planned["services"], measured["services"])):
+            _, cycles = cycles_per_packet(scaled, s, platform)
+            r = queue_at(spec, cycles, platform.cpu.clock_hz,
+                         demand / svc["instances"]).solve()
+            lat = [i["latency_us"]["p99"] for i in got["instances"]
+                   if i["latency_us"]["p99"] is not None]
+            rows.append({
+                "chain": ch.name, "nf": svc["nf"], "instances": svc["instances"],
+                "offered_mpps": demand / 1e6,
+                "predicted_loss": r.loss_probability,
+                "measured_loss": got["dropped"] / got["offered"] if got["offered"] else None,
+                "predicted_p99_us": r.percentiles_us(r.sojourn)["99"],
+                "measured_p99_us": max(lat) if lat else None,
+                "predicted_cycles_per_packet": cycles,
+                "measured_cycles_per_packet": max(
+                    (i["cycles_per_packet"] or 0) for i in got["instances"]),
+                "chain_measured_loss_pct": measured["loss_pct"],
+                "chain_measured_p99_us": measured["latency_us"]["p99"],
+            })
+    return rows
