@@ -17,7 +17,8 @@ FLOWS_PER_CLASS = 64
 def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s: float = 2.0,
                   progress=None) -> list[dict[str, Any]]:
     from nfvperf.dataplane.build import NFS
-    from nfvperf.dataplane.chain import ChainSpec as RunSpec, run_chain
+    from nfvperf.dataplane.chain import ChainSpec as RunSpec
+    from nfvperf.dataplane.chain import run_chain
     from nfvperf.eo.platform import load_platform
 
     if sum(result["hosts"].values()) != 1:
