@@ -19,7 +19,9 @@ XEON = load_platform("xeon-e5-2690v2")
 
 
 def spec(**kw) -> PlanSpec:
-    base = {"hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2}],
+    # NICs large enough that cores, not links, bind (see the NIC test for links)
+    base = {"hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "ports": 8,
+                       "link_gbps": 100}],
             "chains": [{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
                         "traffic": [{"frame_bytes": 64, "rate_mpps": 40}],
                         "targets": {"loss": 1e-5, "latency_p99_us": 100}}]}
@@ -148,3 +150,17 @@ chains:
         assert r["predicted_p99_us"] > 0 and r["offered_mpps"] > 0
     code, _, err = cli("plan", str(path), "--validate")
     assert code == 2 and "--platform with this host's profile" in err
+
+
+def test_a_hosts_nics_bound_the_chains_it_serves():
+    """The paper's Xeon has 2 ports of 10 Gbps: a chain of 30 Gbps fits no host (one line says
+    so); two chains of 15 Gbps go to two hosts even though one host has the cores."""
+    hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2}]
+    with pytest.raises(Infeasible, match="links: chain c carries 30 Gbps each way, the "
+                                         "largest host's NICs 20 Gbps"):
+        plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                                        "traffic": [{"frame_bytes": 1518, "rate_gbps": 30}]}]))
+    r = plan(spec(hosts=hosts, chains=[{"name": n, "services": [{"nf": "l2_basic_forwarding"}],
+                                        "traffic": [{"frame_bytes": 1518, "rate_gbps": 15}]}
+                                       for n in ("a", "b")]))
+    assert r["hosts"] == {"x": 2} and r["cores"] == 2

@@ -73,6 +73,12 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
     for h in spec.hosts:                  # identical hosts: use them in order
         for i in range(h.count - 1):
             m.Add(used[h.name, i] >= used[h.name, i + 1])
+    # a host's NICs carry, each way, the traffic of every chain it serves (all of it, as if the
+    # chain were on that host alone: a bound that is safe when a chain spans hosts)
+    nic = {h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts}
+    for kind, i in boxes:
+        m.Add(sum(on_host[c, kind, i] * math.ceil(_wire_bps(ch) / 1e6)
+                  for c, ch in enumerate(spec.chains)) <= int(nic[kind] / 1e6))
     for c, ch in enumerate(spec.chains):
         demand = math.ceil(sum(t.pps for t in ch.traffic) / SCALE_PPS)
         for s in range(len(ch.services)):
@@ -100,6 +106,12 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
                     "hops_socket": solver.Value(hops_socket)})
 
 
+def _wire_bps(chain) -> float:
+    from nfvperf import units
+
+    return sum(t.pps * (t.frame_bytes + units.WIRE_OVERHEAD_BYTES) * 8 for t in chain.traffic)
+
+
 def _check_reachable(spec: PlanSpec, caps, cores) -> None:
     """Name what binds before solving: a service no instance can serve within the targets, or
     more cores needed than all the hosts have."""
@@ -121,6 +133,14 @@ def _check_reachable(spec: PlanSpec, caps, cores) -> None:
     if not reasons and need > total_cores:
         reasons.append(f"cores: the chains need at least {need} instances of one core each, "
                        f"the hosts have {total_cores}")
+    if not reasons:
+        from nfvperf.eo.platform import load_platform
+
+        for ch in spec.chains:
+            best = max(h.nic_bps(load_platform(h.platform)) for h in spec.hosts)
+            if _wire_bps(ch) > best:
+                reasons.append(f"links: chain {ch.name} carries {_wire_bps(ch) / 1e9:.3g} Gbps "
+                               f"each way, the largest host's NICs {best / 1e9:.3g} Gbps")
     if reasons:
         raise Infeasible(tuple(reasons))
 
@@ -185,5 +205,6 @@ def _result(spec, caps, n, used, cores, optimal: bool, hops: dict) -> dict:
 
 
 def explain(exc: Infeasible) -> InputError:
-    return InputError("a plan the hosts can carry within the targets",
-                      "; ".join(exc.reasons), field="plan")
+    """One line: what binds, in full (a `found` would be cut at 60 characters)."""
+    return InputError("hosts and targets that allow a plan; what binds: "
+                      + "; ".join(exc.reasons), field="plan")

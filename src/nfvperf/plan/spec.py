@@ -28,6 +28,14 @@ class HostSpec(FileModel):
     platform: str = Field(description="platform profile: packaged name or file")
     count: int = Field(1, ge=1, le=10_000, description="hosts of this kind")
     cores: int | None = Field(None, ge=1, description="cores for NFs (default: the profile's)")
+    ports: int | None = Field(None, ge=1, description="NIC ports (default: the profile's)")
+    link_gbps: float | None = Field(None, gt=0, description="a port's rate (default: the "
+                                    "profile's)")
+
+    def nic_bps(self, platform) -> float:
+        """What the host's NICs carry each way."""
+        return ((self.link_gbps * 1e9 if self.link_gbps else platform.nic.link_bps)
+                * (self.ports or platform.nic.ports))
 
 
 class ServiceSpec(FileModel):
