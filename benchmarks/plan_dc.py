@@ -38,7 +38,8 @@ def main() -> None:
           f"{t1 - t0:.1f} s in all (capacities {caps:.1f} s, CP-SAT and the report "
           f"{t1 - t0 - caps:.1f} s); {r['cores']} cores on "
           f"{', '.join(f'{k} × {v}' for k, v in r['hosts'].items())}; "
-          f"{'optimal' if r['optimal'] else 'best found in the time limit'}; "
+          f"{'optimal' if r['optimal'] else 'best found in the time limit'} (cost "
+          f"{r['cost']:g}, no plan below {r['cost_lower_bound']:g}); "
           f"hops between hosts {r['hops_host']}, sockets {r['hops_socket']}")
 
 

@@ -74,7 +74,9 @@ def test_plan_cli_on_the_bng_example(cli):
     (svc,) = r["chains"][0]["services"]
     assert r["chains"][0]["demand_mpps"] == pytest.approx(10e9 / (84 * 8) / 1e6)
     assert svc["instances"] == r["cores"] == 3
-    assert {"plan", "optimal", "cores", "hosts", "cost", "chains", "binding"} <= set(r)
+    assert {"plan", "optimal", "cores", "hosts", "cost", "cost_lower_bound", "chains",
+            "binding"} <= set(r)
+    assert r["optimal"] and r["cost_lower_bound"] == pytest.approx(r["cost"])
 
 
 def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):

@@ -70,9 +70,11 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
             for s in range(len(ch.services)):
                 m.Add(n[c, s, kind, i, k] <= cap_k * on_socket[c, kind, i, k])
             m.AddImplication(on_socket[c, kind, i, k], on_host[c, kind, i])
-    for h in spec.hosts:                  # identical hosts: use them in order
+    for h in spec.hosts:                  # identical hosts: use them in order, fullest first
         for i in range(h.count - 1):
             m.Add(used[h.name, i] >= used[h.name, i + 1])
+            m.Add(sum(v for key, v in n.items() if key[2:4] == (h.name, i))
+                  >= sum(v for key, v in n.items() if key[2:4] == (h.name, i + 1)))
     # a host's NICs carry, each way, the traffic of every chain it serves (all of it, as if the
     # chain were on that host alone: a bound that is safe when a chain spans hosts)
     nic = {h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts}
@@ -103,7 +105,8 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
                    {key: solver.Value(v) for key, v in used.items()}, cores,
                    status == cp_model.OPTIMAL,
                    {"hops_host": solver.Value(hops_host),
-                    "hops_socket": solver.Value(hops_socket)})
+                    "hops_socket": solver.Value(hops_socket)},
+                   solver.BestObjectiveBound() / 1000)
 
 
 def _wire_bps(chain) -> float:
@@ -145,7 +148,7 @@ def _check_reachable(spec: PlanSpec, caps, cores) -> None:
         raise Infeasible(tuple(reasons))
 
 
-def _result(spec, caps, n, used, cores, optimal: bool, hops: dict) -> dict:
+def _result(spec, caps, n, used, cores, optimal: bool, hops: dict, bound: float) -> dict:
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
         demand = sum(t.pps for t in ch.traffic)
@@ -201,6 +204,8 @@ def _result(spec, caps, n, used, cores, optimal: bool, hops: dict) -> dict:
             "cost": spec.cost_core * total + spec.cost_host * sum(used.values())
             + spec.cost_hop_host * hops["hops_host"]
             + spec.cost_hop_socket * hops["hops_socket"],
+            # no plan costs less than this (CP-SAT's proof so far; = cost when optimal)
+            "cost_lower_bound": bound,
             **hops, "chains": chains, "binding": binding}
 
 
