@@ -47,30 +47,48 @@ SETUPS = {
 LARGE, SMALL = (1518, 16), (64, 64)
 
 
-def scheduler_slice_us(cpu: int = 1, seconds: float = 0.5) -> float:
-    """How long the kernel lets one of two busy processes on one CPU run before the other: the
-    median run between the gaps each sees in its own clock (a measurement of this machine)."""
+def _on_cpu(cpu: int, fn, twin: bool = False) -> list:
+    """fn() run pinned to ``cpu`` in this process, and with ``twin`` at the same time in a
+    forked copy beside it; their results (JSON) in a list. The affinity is restored after."""
     import os
 
+    before = os.sched_getaffinity(0)
     r, w = os.pipe()
-    pid = os.fork()
+    pid = os.fork() if twin else -1
     os.sched_setaffinity(0, {cpu})
-    runs, end = [], time.perf_counter() + seconds
+    out = fn()
+    if pid == 0:
+        os.write(w, json.dumps(out).encode())
+        os._exit(0)
+    results = [out]
+    if pid > 0:
+        os.waitpid(pid, 0)
+        results.append(json.loads(os.read(r, 1 << 22)))
+    os.close(r)
+    os.close(w)
+    os.sched_setaffinity(0, before)
+    return results
+
+
+def _gaps(seconds: float, over_s: float) -> list[list[float]]:
+    """Busy for ``seconds``, watching its own clock: each time it jumps by more than
+    ``over_s`` (the process did not run), the run before and the gap, in seconds."""
+    out, end = [], time.perf_counter() + seconds
     last = start = time.perf_counter()
     while last < end:
         now = time.perf_counter()
-        if now - last > 50e-6:
-            runs.append(last - start)
+        if now - last > over_s:
+            out.append([last - start, now - last])
             start = now
         last = now
-    if pid == 0:
-        os.write(w, json.dumps(runs).encode())
-        os._exit(0)
-    os.waitpid(pid, 0)
-    runs += json.loads(os.read(r, 1 << 20))
-    os.close(r)
-    os.close(w)
-    return statistics.median(runs) * 1e6
+    return out
+
+
+def scheduler_slice_us(cpu: int = 1, seconds: float = 0.5) -> float:
+    """How long the kernel lets one of two busy processes on one CPU run before the other: the
+    median run between the gaps each sees in its own clock (a measurement of this machine)."""
+    both = _on_cpu(cpu, lambda: _gaps(seconds, 50e-6), twin=True)
+    return statistics.median(run for g in both for run, _ in g) * 1e6
 
 
 def yield_switch_us(cpu: int = 1, seconds: float = 0.5) -> float:
@@ -78,38 +96,21 @@ def yield_switch_us(cpu: int = 1, seconds: float = 0.5) -> float:
     (sched_yield ping-pong): the time over the yields of both."""
     import os
 
-    r, w = os.pipe()
-    pid = os.fork()
-    os.sched_setaffinity(0, {cpu})
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() < t0 + seconds:
-        os.sched_yield()
-        n += 1
-    if pid == 0:
-        os.write(w, str(n).encode())
-        os._exit(0)
-    os.waitpid(pid, 0)
-    n += int(os.read(r, 64))
-    os.close(r)
-    os.close(w)
-    return seconds / n * 1e6
+    def ping() -> int:
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() < t0 + seconds:
+            os.sched_yield()
+            n += 1
+        return n
+
+    return seconds / sum(_on_cpu(cpu, ping, twin=True)) * 1e6
 
 
 def core_stalls(cpu: int = 1, seconds: float = 3.0) -> dict:
     """Times the host takes the NF core away: one busy process alone on it, the gaps over
     20 µs in its own clock (a VM's vCPU descheduled, interrupts): how often, how long."""
-    import os
-
-    os.sched_setaffinity(0, {cpu})
-    gaps, end = [], time.perf_counter() + seconds
-    last = time.perf_counter()
-    while last < end:
-        now = time.perf_counter()
-        if now - last > 20e-6:
-            gaps.append((now - last) * 1e6)
-        last = now
-    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
-    return {"per_s": len(gaps) / seconds, "durations_us": gaps or [0.0]}
+    (gaps,) = _on_cpu(cpu, lambda: _gaps(seconds, 20e-6))
+    return {"per_s": len(gaps) / seconds, "durations_us": [g * 1e6 for _, g in gaps] or [0.0]}
 
 
 def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import itertools
 import os
 import time
@@ -36,29 +35,16 @@ def configurations():
 DT = 10e-9
 
 
-@functools.lru_cache(maxsize=None)
-def service(beta: int):
-    """Poisson service times around the VPP global fit, extended linearly beyond β = 256."""
-    import numpy as np
-
-    from nfvperf.batching import vpp
-    from nfvperf.batching.distributions import poisson
-
-    base = vpp.fitting.fit(vpp.samples(), 256)
-    means = base.intercept_ns + base.slope_ns * np.arange(max(beta, 256) + 1)
-    means[: 257] = base.mean_ns
-    return tuple(poisson(m * 1e-9 / DT) for m in means[: beta + 1])
-
-
 def solve(config):
     from nfvperf.batching.arrivals import interarrival, packet_rate_pps
     from nfvperf.batching.model import BatchQueue
+    from nfvperf.batching.vpp import extended_service
 
     L, beta, frame, rate = config
     dt = DT
     a = interarrival("poisson", packet_rate_pps(rate_bps=rate * 1e6, frame_bytes=frame), dt)
     t0 = time.perf_counter()
-    r = BatchQueue(L, beta, a, service(beta), dt).solve()
+    r = BatchQueue(L, beta, a, extended_service(beta, dt), dt).solve()
     d = r.to_dict()
     return {"queue": L, "beta": beta, "frame_bytes": frame, "rate_mbps": rate,
             "mean_batch_size": d["mean_batch_size"], "loss_probability": d["loss_probability"],
@@ -70,7 +56,12 @@ def solve(config):
 
 
 def main() -> None:
-    from rich.progress import BarColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--out", type=Path, default=Path("out/study.csv"))

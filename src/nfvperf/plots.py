@@ -53,12 +53,26 @@ def _panel(ax, rows: Sequence[Estimate], *, label: str | None = None) -> None:
     ax.grid(True, alpha=0.3)
 
 
+def png_bytes(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return buf.getvalue()
+
+
 def save_png(fig, path: str | Path) -> None:
     from nfvperf.io import write_atomic
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    write_atomic(path, buf.getvalue())
+    write_atomic(path, png_bytes(fig))
+
+
+def img_tag(png: bytes, alt: str, cls: str = "") -> str:
+    """A PNG inline in an HTML page (a data URI): reports are one self-contained file."""
+    import base64
+    import html
+
+    klass = f' class="{cls}"' if cls else ""
+    return (f'<img{klass} alt="{html.escape(alt)}" src="data:image/png;base64,'
+            f'{base64.b64encode(png).decode()}">')
 
 
 def throughput_vs_frame(rows: Sequence[Estimate], path: str | Path) -> None:

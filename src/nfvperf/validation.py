@@ -19,6 +19,21 @@ class FileModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+def load_file(path, cls: type[M], what: str) -> tuple[Document, M]:
+    """Read a YAML file users write and validate it as ``cls`` (``what``: the fields a mapping
+    there must have, for the message when it is not one); the document comes back too, to
+    locate later checks."""
+    from pathlib import Path
+
+    from nfvperf.io import load_yaml, read_text
+
+    doc = load_yaml(read_text(Path(path)), str(path))
+    if not isinstance(doc.data, dict):
+        raise doc.error((), f"a mapping with {what}", "an empty file" if doc.data is None
+                        else type(doc.data).__name__)
+    return doc, validate(cls, doc)
+
+
 def validate(cls: type[M], doc: Document, *, context: dict[str, Any] | None = None,
              root: tuple = ()) -> M:
     """Validate ``doc.data`` (or the part at ``root``) as ``cls``; raise the first error located."""

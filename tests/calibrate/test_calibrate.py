@@ -37,7 +37,6 @@ def synthetic():
         "lpm": {"short_rules": 100, "long_rules": 10, "short_prefix_cycles": stat(5.0),
                 "long_prefix_cycles": stat(9.0)},
         "checksum": [{"bytes": b, "cycles": stat(10 + 0.5 * b / 2)} for b in (20, 64, 256, 1500)],
-        "inc_checksum_cycles": stat(4.0),
         "inc_checksum": [{"words": w, "cycles": stat(3 + 0.25 * w)} for w in (1, 2, 4, 8)],
         "dfa": [{"states": n, "cycles_per_byte": stat(c)} for n, c in ((64, 5), (1024, 7),
                                                                         (8192, 20))],

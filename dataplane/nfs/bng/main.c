@@ -40,8 +40,8 @@
 #include <rte_lpm.h>
 #include <rte_malloc.h>
 
-#include "../common/cksum.h"
 #include "../common/nf_eal.h"
+#include "nfvp_cksum.h"
 #include "nfvp_nf.h"
 
 #define BNG_VIDS 4094

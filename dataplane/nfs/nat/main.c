@@ -34,6 +34,7 @@
 #include <rte_malloc.h>
 
 #include "../common/nf_eal.h"
+#include "nfvp_cksum.h"
 #include "nfvp_nf.h"
 
 #define NAT_MAX_ENTRIES (1u << 24)
@@ -73,24 +74,6 @@ static struct {
 	struct rte_hash *hash;
 	struct nat_entry *table;
 } nat = { .entries = 65536, .port_min = 1024, .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
-
-/* The one's complement sum of a 32-bit word's two halves (any byte order: the sum commutes). */
-static inline uint32_t
-sum32(uint32_t w)
-{
-	return (w & 0xffff) + (w >> 16);
-}
-
-/* RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), where s is the sum of ~m and m' over the changed
- * words (raw network-order values in and out). */
-static inline uint16_t
-cksum_adjust(uint16_t hc, uint32_t s)
-{
-	s += (uint16_t)~hc;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 /* Ethernet / IPv4 / UDP|TCP with its headers in the first segment, not a later fragment:
  * 0 and p filled in, else -1 (drop). */
@@ -172,10 +155,10 @@ nat_rewrite(struct nat_pkt *p, struct nat_entry *e, int out, uint64_t now)
 		old = ip->dst_addr;
 		ip->dst_addr = e->addr;
 	}
-	s = sum32(~old) + sum32(e->addr);
-	ip->hdr_checksum = cksum_adjust(ip->hdr_checksum, s);
+	s = nfvp_cksum_words32(~old) + nfvp_cksum_words32(e->addr);
+	ip->hdr_checksum = nfvp_cksum_adjust(ip->hdr_checksum, s);
 	if (*l4sum != 0 || ip->next_proto_id == IPPROTO_TCP) {
-		*l4sum = cksum_adjust(*l4sum, s + (uint16_t)~*port + e->port);
+		*l4sum = nfvp_cksum_adjust(*l4sum, s + (uint16_t)~*port + e->port);
 		if (*l4sum == 0 && ip->next_proto_id == IPPROTO_UDP)
 			*l4sum = 0xffff; /* 0 would say "no checksum" */
 	}

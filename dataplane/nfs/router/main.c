@@ -15,8 +15,8 @@
 #include <rte_ip.h>
 #include <rte_lpm.h>
 
-#include "../common/cksum.h"
 #include "../common/nf_eal.h"
+#include "nfvp_cksum.h"
 #include "nfvp_nf.h"
 
 static struct {

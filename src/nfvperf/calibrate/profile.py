@@ -58,11 +58,7 @@ _ACCESS_TEXT = {
 
 def _inc_checksum(d: dict) -> dict[str, tuple[float, str]]:
     """RFC 1624 updates: fixed + per word from independent updates of 1..8 words (one per
-    packet, as NFs do them); older measurements have only a chain of one-word updates."""
-    if "inc_checksum" not in d:
-        return {"inc_checksum_cycles_per_word": (
-            d["inc_checksum_cycles"]["median"],
-            "RFC 1624 update of one 16-bit word, " + _stat(d["inc_checksum_cycles"]))}
+    packet, as NFs do them)."""
     rows = d["inc_checksum"]
     per_word, fixed = _fit([r["words"] for r in rows], [r["cycles"]["median"] for r in rows])
     span = f"{rows[0]['words']}-{rows[-1]['words']}"
@@ -162,7 +158,7 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
 
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
-                             "lpm", "checksum", "inc_checksum_cycles", "inc_checksum", "dfa", "copy",
+                             "lpm", "checksum", "inc_checksum", "dfa", "copy",
                              "core_to_core")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -161,14 +161,9 @@ def vswitch_weights(weights: list[float] | None, n: int) -> list[int] | None:
 
 def load_chain(path: str | Path) -> ChainSpec:
     """Read and check a chain spec; InputError names the file, line and field."""
-    from nfvperf.io import load_yaml, read_text
-    from nfvperf.validation import validate
+    from nfvperf.validation import load_file
 
-    doc = load_yaml(read_text(Path(path)), str(path))
-    if not isinstance(doc.data, dict):
-        raise doc.error((), "a mapping with services", "an empty file" if doc.data is None
-                        else type(doc.data).__name__)
-    spec = validate(ChainSpec, doc)
+    doc, spec = load_file(path, ChainSpec, "services")
     try:
         spec.check(str(path))
     except InputError as exc:

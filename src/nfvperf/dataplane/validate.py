@@ -267,8 +267,9 @@ def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
 
 def html_report(rows: Sequence[dict], pngs: dict[str, Path]) -> str:
     """A self-contained HTML page: the table, and each NF's figure inline."""
-    import base64
     import html
+
+    from nfvperf.plots import img_tag
 
     def cell(v) -> str:
         if isinstance(v, float):
@@ -284,9 +285,8 @@ def html_report(rows: Sequence[dict], pngs: dict[str, Path]) -> str:
     body = "\n".join(
         "<tr" + (' class="far"' if abs(r["error_pct"]) > TOLERANCE_PCT else "") + ">"
         + "".join(f"<td>{cell(r[c])}</td>" for c in cols) + "</tr>" for r in rows)
-    figs = "\n".join(
-        f'<h2>{html.escape(nf)}</h2><img alt="{html.escape(nf)}" src="data:image/png;base64,'
-        f'{base64.b64encode(p.read_bytes()).decode()}">' for nf, p in pngs.items())
+    figs = "\n".join(f"<h2>{html.escape(nf)}</h2>{img_tag(p.read_bytes(), nf)}"
+                      for nf, p in pngs.items())
     within = sum(abs(r["error_pct"]) <= TOLERANCE_PCT for r in rows)
     platform = html.escape(rows[0]["platform"]) if rows else ""
     return f"""<!doctype html>

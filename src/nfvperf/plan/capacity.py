@@ -35,8 +35,7 @@ def cycles_per_packet(chain: ChainSpec, service: int, platform,
 
     s = chain.services[service]
     model = load_nf(s.nf)
-    total = sum(t.pps for t in chain.traffic)
-    return model.name, sum(t.pps / total * estimate(
+    return model.name, sum(t.pps / chain.pps * estimate(
         model, platform, frame_bytes=t.frame_bytes, params=s.params,
         remote_fraction=1.0 if remote else 0.0)[-1].cycles_per_packet for t in chain.traffic)
 

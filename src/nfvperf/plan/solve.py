@@ -46,7 +46,8 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
         if progress:
             progress(f"capacity of {spec.chains[c].name} service {s} on {h}", i, len(jobs))
         caps[c, s, h, r] = capacity(spec, spec.chains[c], s, platforms[h], remote=r)
-    _check_reachable(spec, caps, cores)
+    nic = {h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts}
+    _check_reachable(spec, caps, cores, nic)
     if progress:
         progress("placing (CP-SAT)", len(jobs), len(jobs))
 
@@ -77,12 +78,11 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
                   >= sum(v for key, v in n.items() if key[2:4] == (h.name, i + 1)))
     # a host's NICs carry, each way, the traffic of every chain it serves (all of it, as if the
     # chain were on that host alone: a bound that is safe when a chain spans hosts)
-    nic = {h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts}
     for kind, i in boxes:
-        m.Add(sum(on_host[c, kind, i] * math.ceil(_wire_bps(ch) / 1e6)
+        m.Add(sum(on_host[c, kind, i] * math.ceil(ch.wire_bps / 1e6)
                   for c, ch in enumerate(spec.chains)) <= int(nic[kind] / 1e6))
     for c, ch in enumerate(spec.chains):
-        demand = math.ceil(sum(t.pps for t in ch.traffic) / SCALE_PPS)
+        demand = math.ceil(ch.pps / SCALE_PPS)
         for s in range(len(ch.services)):
             m.Add(sum(n[c, s, kind, i, k] * int(caps[c, s, kind, k > 0].max_pps // SCALE_PPS)
                       for kind, i, k, _ in slots) >= demand)
@@ -109,15 +109,9 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
                    solver.BestObjectiveBound() / 1000)
 
 
-def _wire_bps(chain) -> float:
-    from nfvperf import units
-
-    return sum(t.pps * (t.frame_bytes + units.WIRE_OVERHEAD_BYTES) * 8 for t in chain.traffic)
-
-
-def _check_reachable(spec: PlanSpec, caps, cores) -> None:
-    """Name what binds before solving: a service no instance can serve within the targets, or
-    more cores needed than all the hosts have."""
+def _check_reachable(spec: PlanSpec, caps, cores, nic) -> None:
+    """Name what binds before solving: a service no instance can serve within the targets,
+    more cores needed than all the hosts have, or a chain beyond any host's NICs."""
     reasons = []
     for c, ch in enumerate(spec.chains):
         for s, svc in enumerate(ch.services):
@@ -130,20 +124,17 @@ def _check_reachable(spec: PlanSpec, caps, cores) -> None:
                                               f"chain's {ch.targets.latency_p99_us:g} µs"
                                               if cap.budget_us else "") + ")")
     total_cores = sum(cores[h.name] * h.count for h in spec.hosts)
-    need = sum(math.ceil(sum(t.pps for t in ch.traffic)
+    need = sum(math.ceil(ch.pps
                          / max(max(caps[c, s, h.name, False].max_pps for h in spec.hosts), 1))
                for c, ch in enumerate(spec.chains) for s in range(len(ch.services)))
     if not reasons and need > total_cores:
         reasons.append(f"cores: the chains need at least {need} instances of one core each, "
                        f"the hosts have {total_cores}")
     if not reasons:
-        from nfvperf.eo.platform import load_platform
-
-        for ch in spec.chains:
-            best = max(h.nic_bps(load_platform(h.platform)) for h in spec.hosts)
-            if _wire_bps(ch) > best:
-                reasons.append(f"links: chain {ch.name} carries {_wire_bps(ch) / 1e9:.3g} Gbps "
-                               f"each way, the largest host's NICs {best / 1e9:.3g} Gbps")
+        best = max(nic.values())
+        reasons = [f"links: chain {ch.name} carries {ch.wire_bps / 1e9:.3g} Gbps each way, "
+                   f"the largest host's NICs {best / 1e9:.3g} Gbps"
+                   for ch in spec.chains if ch.wire_bps > best]
     if reasons:
         raise Infeasible(tuple(reasons))
 
@@ -151,7 +142,7 @@ def _check_reachable(spec: PlanSpec, caps, cores) -> None:
 def _result(spec, caps, n, used, cores, optimal: bool, hops: dict, bound: float) -> dict:
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
-        demand = sum(t.pps for t in ch.traffic)
+        demand = ch.pps
         services, p99_sum = [], 0.0
         for s, svc in enumerate(ch.services):
             placed = [(key[2], key[3], key[4], k) for key, k in n.items()

@@ -61,7 +61,7 @@ class TrafficClass(FileModel):
 
         if self.rate_mpps is not None:
             return self.rate_mpps * 1e6
-        return self.rate_gbps * 1e9 / ((self.frame_bytes + units.WIRE_OVERHEAD_BYTES) * 8)
+        return units.line_rate_pps(self.rate_gbps * 1e9, self.frame_bytes)
 
 
 class Targets(FileModel):
@@ -75,6 +75,18 @@ class ChainSpec(FileModel):
     services: list[ServiceSpec] = Field(min_length=1, max_length=16)
     traffic: list[TrafficClass] = Field(min_length=1)
     targets: Targets = Field(default_factory=Targets)
+
+    @property
+    def pps(self) -> float:
+        """Packets a second through each of its services."""
+        return sum(t.pps for t in self.traffic)
+
+    @property
+    def wire_bps(self) -> float:
+        """Bits a second on the wire (20 B a frame beyond it), each way."""
+        from nfvperf import units
+
+        return sum(t.pps * units.wire_bits(t.frame_bytes) for t in self.traffic)
 
 
 class PlanSpec(FileModel):
@@ -107,14 +119,9 @@ def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:
 
 def load_plan(path: str | Path) -> PlanSpec:
     """Read and check a plan file; InputError names the file, line and field."""
-    from nfvperf.io import load_yaml, read_text
-    from nfvperf.validation import validate
+    from nfvperf.validation import load_file
 
-    doc = load_yaml(read_text(Path(path)), str(path))
-    if not isinstance(doc.data, dict):
-        raise doc.error((), "a mapping with hosts and chains", "an empty file"
-                        if doc.data is None else type(doc.data).__name__)
-    spec = validate(PlanSpec, doc)
+    doc, spec = load_file(path, PlanSpec, "hosts and chains")
     spec = _relative_to(spec, Path(path).resolve().parent)
     names = [h.name for h in spec.hosts]
     for i, h in enumerate(spec.hosts):

@@ -11,12 +11,11 @@ what the headless-browser test checks."""
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from pathlib import Path
 
 from nfvperf.errors import InputError
+from nfvperf.plots import img_tag, png_bytes, pyplot
 
 
 def read_results(path: Path):
@@ -44,15 +43,7 @@ def kind(df) -> str:
                      ", ".join(sorted(cols)[:8]), field="RESULTS")
 
 
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode()
-
-
 def _batching_figures(df) -> list[tuple[str, str]]:
-    from nfvperf.plots import pyplot
-
     plt = pyplot()
     out = []
     frames = sorted(df.frame_bytes.unique()) if "frame_bytes" in df else [None]
@@ -76,14 +67,12 @@ def _batching_figures(df) -> list[tuple[str, str]]:
         axes[0][0].set_ylabel(label)
         axes[0][-1].legend(fontsize=6)
         fig.tight_layout()
-        out.append((label, _png(fig)))
+        out.append((label, png_bytes(fig)))
         plt.close(fig)
     return out
 
 
 def _xy_figure(df, x: str, ys: list[str], by: str | None, title: str) -> list[tuple[str, str]]:
-    from nfvperf.plots import pyplot
-
     plt = pyplot()
     fig, axes = plt.subplots(1, len(ys), figsize=(4.5 * len(ys), 3.2), squeeze=False)
     for ax, y in zip(axes[0], ys):
@@ -97,7 +86,7 @@ def _xy_figure(df, x: str, ys: list[str], by: str | None, title: str) -> list[tu
     if by and by in df:
         axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
-    png = _png(fig)
+    png = png_bytes(fig)
     plt.close(fig)
     return [(title, png)]
 
@@ -120,8 +109,7 @@ def report(path: Path) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
     body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row)
                      + "</tr>" for row in df.itertuples(index=False))
-    imgs = "\n".join(f'<h2>{html.escape(t)}</h2><img class="fig" alt="{html.escape(t)}" '
-                     f'src="data:image/png;base64,{p}">' for t, p in figs)
+    imgs = "\n".join(f"<h2>{html.escape(t)}</h2>{img_tag(p, t, 'fig')}" for t, p in figs)
     title = f"nfvperf: {html.escape(path.name)}"
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{title}</title>

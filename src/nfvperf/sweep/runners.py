@@ -3,7 +3,6 @@ function of picklable arguments, so Dask workers can run it anywhere."""
 
 from __future__ import annotations
 
-import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -30,29 +29,15 @@ def check(spec, base: Path):
     return None
 
 
-@functools.lru_cache(maxsize=8)
-def _vpp_service(beta: int, dt: float):
-    """The VPP cross-connect's fitted service times (Geissler et al., Sec. 5), extended
-    linearly beyond β = 256."""
-    import numpy as np
-
-    from nfvperf.batching import vpp
-    from nfvperf.batching.distributions import poisson
-
-    base = vpp.fitting.fit(vpp.samples(), 256)
-    means = base.intercept_ns + base.slope_ns * np.arange(max(beta, 256) + 1)
-    means[: 257] = base.mean_ns
-    return tuple(poisson(m * 1e-9 / dt) for m in means[: beta + 1])
-
-
 def batching(queue: int, beta: int, rate_mbps: float, frame_bytes: int = 64,
              service: str = "vpp", arrivals: str = "poisson") -> dict[str, Any]:
+    from nfvperf.batching import vpp
     from nfvperf.batching.arrivals import interarrival, packet_rate_pps
     from nfvperf.batching.fit import read_table
     from nfvperf.batching.model import BatchQueue
 
     dt = 10e-9
-    svc = _vpp_service(int(beta), dt) if service == "vpp" else \
+    svc = vpp.extended_service(int(beta), dt) if service == "vpp" else \
         read_table(service, int(beta)).pmfs(dt)
     a = interarrival(arrivals, packet_rate_pps(rate_bps=rate_mbps * 1e6,
                                                frame_bytes=int(frame_bytes)), dt)

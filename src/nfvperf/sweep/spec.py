@@ -49,15 +49,10 @@ class SweepSpec(FileModel):
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
-    from nfvperf.io import load_yaml, read_text
     from nfvperf.sweep.runners import check
-    from nfvperf.validation import validate
+    from nfvperf.validation import load_file
 
-    doc = load_yaml(read_text(Path(path)), str(path))
-    if not isinstance(doc.data, dict):
-        raise doc.error((), "a mapping with run and grid", "an empty file"
-                        if doc.data is None else type(doc.data).__name__)
-    spec = validate(SweepSpec, doc)
+    doc, spec = load_file(path, SweepSpec, "run and grid")
     bad = check(spec, Path(path).resolve().parent)
     if bad is not None:
         raise doc.error(bad[0], bad[1], bad[2])
