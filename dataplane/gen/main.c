@@ -71,8 +71,7 @@ static const uint16_t nfvp_gen_l3_off[] = { 14, 18, 22, 14 + 4 + 20 + NFVP_GEN_G
 /* Latency histogram, log-linear: values below 64 ns exact, then 64 sub-buckets per power of
  * two (resolution 1/64, about 1.6 %), up to 2^64 ns so nothing ever needs clamping. */
 #define NFVP_GEN_HIST_SUB_BITS 6
-#define NFVP_GEN_HIST_SUB (1u << NFVP_GEN_HIST_SUB_BITS)
-#define NFVP_GEN_HIST_BUCKETS ((64 - NFVP_GEN_HIST_SUB_BITS + 1) * NFVP_GEN_HIST_SUB)
+#define NFVP_GEN_HIST_BUCKETS NFVP_HIST_BINS(NFVP_GEN_HIST_SUB_BITS, NFVP_GEN_HIST_SUB_BITS)
 #define NFVP_GEN_MAX_CLASSES 4
 
 struct nfvp_gen_stats {
@@ -1050,37 +1049,10 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 	return n;
 }
 
-static inline unsigned int
-nfvp_gen_hist_bucket(uint64_t ns)
-{
-	unsigned int e;
-
-	if (ns < NFVP_GEN_HIST_SUB)
-		return (unsigned int)ns;
-	e = 63 - (unsigned int)__builtin_clzll(ns);
-	return (e - NFVP_GEN_HIST_SUB_BITS + 1) * NFVP_GEN_HIST_SUB +
-	       (unsigned int)((ns >> (e - NFVP_GEN_HIST_SUB_BITS)) - NFVP_GEN_HIST_SUB);
-}
-
-/* The midpoint of a bucket's (integer) values. */
-static double
-nfvp_gen_hist_mid(unsigned int b)
-{
-	unsigned int shift;
-	double lo, width;
-
-	if (b < NFVP_GEN_HIST_SUB)
-		return b;
-	shift = b / NFVP_GEN_HIST_SUB - 1;
-	lo = (double)((uint64_t)(NFVP_GEN_HIST_SUB + b % NFVP_GEN_HIST_SUB) << shift);
-	width = (double)(UINT64_C(1) << shift);
-	return lo + (width - 1) / 2;
-}
-
 static inline void
 nfvp_gen_record_in(struct nfvp_gen_stats *st, uint64_t ns)
 {
-	st->hist[nfvp_gen_hist_bucket(ns)]++;
+	st->hist[nfvp_hist_bin(ns, NFVP_GEN_HIST_SUB_BITS, NFVP_GEN_HIST_SUB_BITS)]++;
 	st->lat_sum += (double)ns;
 	if (ns < st->lat_min)
 		st->lat_min = ns;
@@ -1196,23 +1168,9 @@ nfvp_gen_run(struct nfvp_gen *g)
 static double
 nfvp_gen_percentile(const struct nfvp_gen_stats *st, double q)
 {
-	double exact = q * (double)st->lat_count;
-	uint64_t rank = (uint64_t)exact;
-	uint64_t cum = 0;
-	unsigned int b;
-	double v = 0;
+	double v = nfvp_hist_quantile(st->hist, NFVP_GEN_HIST_BUCKETS, q, NFVP_GEN_HIST_SUB_BITS,
+				      NFVP_GEN_HIST_SUB_BITS);
 
-	if ((double)rank < exact)
-		rank++;
-	if (rank == 0)
-		rank = 1;
-	for (b = 0; b < NFVP_GEN_HIST_BUCKETS; b++) {
-		cum += st->hist[b];
-		if (cum >= rank) {
-			v = nfvp_gen_hist_mid(b);
-			break;
-		}
-	}
 	v = RTE_MAX(v, (double)st->lat_min);
 	return RTE_MIN(v, (double)st->lat_max);
 }

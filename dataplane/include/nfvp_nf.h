@@ -5,7 +5,9 @@
 #ifndef NFVP_NF_H
 #define NFVP_NF_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 
@@ -43,6 +45,24 @@ struct option;
  * stderr), run, close. Returns main's exit status: 0, 1 at run time, 2 for bad options. */
 int nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
 		 const struct option *opts, int (*opt)(int key, const char *value));
+
+/* For burst handlers: reorder pkts[0..n) so that those whose keep[i] is set come first, in
+ * order, and the others after; returns how many go on (the handler's return value). */
+static inline uint16_t
+nfvp_nf_keep(struct rte_mbuf **pkts, uint16_t n, const bool *keep)
+{
+	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
+	uint16_t i, k = 0, d = 0;
+
+	for (i = 0; i < n; i++) {
+		if (keep[i])
+			pkts[k++] = pkts[i];
+		else
+			dropped[d++] = pkts[i];
+	}
+	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
+	return k;
+}
 
 /* Send this packet out of the vSwitch's port `port` when its chain ends (an L2 switch's or a
  * router's decision), instead of the chain's port. Shared-memory architectures only. */

@@ -11,6 +11,7 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
+#include "nfvp_hist.h"
 #include "nfvp_nf.h"
 
 #define NFVP_MAX_NFS 8192
@@ -74,40 +75,22 @@ struct nfvp_stamp {
 	uint16_t gen_flow;
 } __rte_packed;
 
-/* Cycles-per-packet histograms: 1-cycle bins below 256, then 32 per power of two (about 3 %
- * wide) up to 65535; above, the last bin. */
-#define NFVP_CYCLE_EXACT 256
+/* Cycles-per-packet histograms (nfvp_hist.h): 1-cycle bins below 256, then 32 per power of
+ * two (about 3 % wide) up to 65535; above, the last bin. */
+#define NFVP_CYCLE_EXACT_BITS 8
 #define NFVP_CYCLE_SUB_BITS 5
 #define NFVP_CYCLE_BINS 512
 
 static inline unsigned int
 nfvp_cycle_bin(uint64_t c)
 {
-	unsigned int e;
-
-	if (c < NFVP_CYCLE_EXACT)
-		return (unsigned int)c;
-	if (c > 0xffff)
-		return NFVP_CYCLE_BINS - 1;
-	e = 63 - (unsigned int)__builtin_clzll(c); /* 8..15 */
-	return NFVP_CYCLE_EXACT + ((e - 8) << NFVP_CYCLE_SUB_BITS) +
-	       (unsigned int)((c >> (e - NFVP_CYCLE_SUB_BITS)) & ((1u << NFVP_CYCLE_SUB_BITS) - 1));
+	return nfvp_hist_bin(c > 0xffff ? 0xffff : c, NFVP_CYCLE_EXACT_BITS, NFVP_CYCLE_SUB_BITS);
 }
 
-/* The middle of a bin's values. */
 static inline double
 nfvp_cycle_bin_mid(unsigned int b)
 {
-	unsigned int e, sub;
-	double lo, width;
-
-	if (b < NFVP_CYCLE_EXACT)
-		return b;
-	e = 8 + ((b - NFVP_CYCLE_EXACT) >> NFVP_CYCLE_SUB_BITS);
-	sub = (b - NFVP_CYCLE_EXACT) & ((1u << NFVP_CYCLE_SUB_BITS) - 1);
-	width = (double)(1u << (e - NFVP_CYCLE_SUB_BITS));
-	lo = (double)(1u << e) + sub * width;
-	return lo + (width - 1) / 2;
+	return nfvp_hist_mid(b, NFVP_CYCLE_EXACT_BITS, NFVP_CYCLE_SUB_BITS);
 }
 
 /* Counters of one NF, written only by that NF (nflib), read by the vSwitch for its report. */

@@ -214,18 +214,6 @@ vs_poll_ports(struct vswitch *vs, int rx)
 	}
 }
 
-static inline unsigned int
-lat_bin(uint64_t c)
-{
-	unsigned int e;
-
-	if (c < (1u << VS_LAT_SUB_BITS))
-		return (unsigned int)c;
-	e = 63 - (unsigned int)__builtin_clzll(c);
-	return ((e - VS_LAT_SUB_BITS + 1) << VS_LAT_SUB_BITS) +
-	       (unsigned int)((c >> (e - VS_LAT_SUB_BITS)) & ((1u << VS_LAT_SUB_BITS) - 1));
-}
-
 /* How long a packet was away in an NF: queue, processing, the way back. */
 static inline void
 sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
@@ -234,7 +222,7 @@ sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
 
 	if (nf->sojourn_hist == NULL)
 		return;
-	nf->sojourn_hist[lat_bin(c)]++;
+	nf->sojourn_hist[nfvp_hist_bin(c, VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)]++;
 	nf->sojourn_sum += (double)c;
 	nf->sojourn_n++;
 }

@@ -28,47 +28,15 @@ hist(FILE *f, const char *name, const uint64_t *h)
 static double
 hist_median(const uint64_t *h)
 {
-	uint64_t total = 0, cum = 0;
-	unsigned int i;
-
-	for (i = 0; i < NFVP_CYCLE_BINS; i++)
-		total += h[i];
-	for (i = 0; i < NFVP_CYCLE_BINS && total > 0; i++) {
-		cum += h[i];
-		if (2 * cum >= total)
-			return nfvp_cycle_bin_mid(i);
-	}
-	return -1;
-}
-
-/* The middle of a sojourn bin, in TSC cycles. */
-static double
-lat_mid(unsigned int b)
-{
-	unsigned int e, sub;
-	double lo, width;
-
-	if (b < (1u << VS_LAT_SUB_BITS))
-		return b;
-	e = (b >> VS_LAT_SUB_BITS) + VS_LAT_SUB_BITS - 1;
-	sub = b & ((1u << VS_LAT_SUB_BITS) - 1);
-	width = (double)(UINT64_C(1) << (e - VS_LAT_SUB_BITS));
-	lo = (double)(UINT64_C(1) << e) + sub * width;
-	return lo + (width - 1) / 2;
+	return nfvp_hist_quantile(h, NFVP_CYCLE_BINS, 0.5, NFVP_CYCLE_EXACT_BITS,
+				  NFVP_CYCLE_SUB_BITS);
 }
 
 static double
 lat_quantile(const struct vs_nf *nf, double q)
 {
-	uint64_t cum = 0, rank = (uint64_t)(q * (double)nf->sojourn_n) + 1;
-	unsigned int b;
-
-	for (b = 0; b < VS_LAT_BINS; b++) {
-		cum += nf->sojourn_hist[b];
-		if (cum >= rank)
-			return lat_mid(b);
-	}
-	return lat_mid(VS_LAT_BINS - 1);
+	return nfvp_hist_quantile(nf->sojourn_hist, VS_LAT_BINS, q, VS_LAT_SUB_BITS,
+				  VS_LAT_SUB_BITS);
 }
 
 /* Sojourn in the NF (queue, processing, way back) in µs: null when nothing came back. */

@@ -18,7 +18,7 @@
 #define VS_HIST 33 /* burst sizes 0..32 */
 /* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
 #define VS_LAT_SUB_BITS 2
-#define VS_LAT_BINS ((64 - VS_LAT_SUB_BITS + 1) << VS_LAT_SUB_BITS)
+#define VS_LAT_BINS NFVP_HIST_BINS(VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)
 
 struct vs_config {
 	enum nfvp_arch arch;

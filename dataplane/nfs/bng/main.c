@@ -293,30 +293,23 @@ bng_core_burst(struct bng_burst *b, struct rte_mbuf **pkts)
 static uint16_t
 bng_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
 	struct bng_burst b;
-	uint16_t i, k = 0, d = 0;
+	uint16_t i;
 
 	(void)nf;
-	b.n_acc = 0;
+	b.n_acc = b.n_core = 0;
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 		rte_be16_t type = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type;
 
 		b.ok[i] = false;
-		if (m->data_len >= sizeof(struct rte_ether_hdr) &&
-		    type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) &&
+		if (m->data_len < sizeof(struct rte_ether_hdr))
+			continue;
+		if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) &&
 		    bng_parse_access(m, &b.tags[b.n_acc], &b.dst[b.n_acc]))
 			b.acc[b.n_acc++] = i;
-	}
-	b.n_core = 0;
-	for (i = 0; i < n; i++) {
-		const struct rte_mbuf *m = pkts[i];
-		rte_be16_t type = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type;
-
-		if (m->data_len >= sizeof(struct rte_ether_hdr) &&
-		    type == rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS) &&
-		    bng_parse_core(m, &b.ckey[b.n_core], &b.inner_off[b.n_core]))
+		else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS) &&
+			 bng_parse_core(m, &b.ckey[b.n_core], &b.inner_off[b.n_core]))
 			b.core[b.n_core++] = i;
 	}
 	/* access first: what it learns, a core packet of the same burst finds */
@@ -324,14 +317,7 @@ bng_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		bng_access_burst(&b, pkts);
 	if (b.n_core != 0)
 		bng_core_burst(&b, pkts);
-	for (i = 0; i < n; i++) {
-		if (b.ok[i])
-			pkts[k++] = pkts[i];
-		else
-			dropped[d++] = pkts[i];
-	}
-	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
-	return k;
+	return nfvp_nf_keep(pkts, n, b.ok);
 }
 
 static struct rte_hash *

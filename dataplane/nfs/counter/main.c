@@ -13,20 +13,15 @@ static uint64_t seen, bytes, drop_every;
 static uint16_t
 counter_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
-	uint16_t i, k = 0, d = 0;
+	bool keep[NFVP_NF_MAX_BURST];
+	uint16_t i;
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		if (drop_every && ++seen % drop_every == 0)
-			dropped[d++] = pkts[i];
-		else
-			pkts[k++] = pkts[i];
+		keep[i] = !(drop_every && ++seen % drop_every == 0);
 	}
-	for (i = 0; i < d; i++)
-		pkts[k + i] = dropped[i];
-	return k;
+	return nfvp_nf_keep(pkts, n, keep);
 }
 
 static int

@@ -269,8 +269,8 @@ payload(const struct rte_mbuf *m, uint32_t *len)
 static uint16_t
 ids_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
-	uint16_t i, k = 0, d = 0;
+	bool keep[NFVP_NF_MAX_BURST];
+	uint16_t i;
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
@@ -285,13 +285,9 @@ ids_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			ids.scanned++;
 			ids.matched += hit;
 		}
-		if (hit && ids.drop)
-			dropped[d++] = pkts[i];
-		else
-			pkts[k++] = pkts[i];
+		keep[i] = !(hit && ids.drop);
 	}
-	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
-	return k;
+	return nfvp_nf_keep(pkts, n, keep);
 }
 
 static int

@@ -17,8 +17,8 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t keys[NFVP_NF_MAX_BURST], hits = 0;
 	const void *kp[NFVP_NF_MAX_BURST];
 	void *data[NFVP_NF_MAX_BURST];
-	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
-	uint16_t i, k = 0, d = 0;
+	bool keep[NFVP_NF_MAX_BURST];
+	uint16_t i;
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
@@ -28,15 +28,11 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	}
 	rte_hash_lookup_bulk_data(table.hash, kp, n, &hits, data);
 	for (i = 0; i < n; i++) {
-		if (hits & (1ull << i)) {
+		keep[i] = hits >> i & 1;
+		if (keep[i])
 			nfvp_nf_set_port(pkts[i], (uint16_t)(uintptr_t)data[i]);
-			pkts[k++] = pkts[i];
-		} else {
-			dropped[d++] = pkts[i];
-		}
 	}
-	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
-	return k;
+	return nfvp_nf_keep(pkts, n, keep);
 }
 
 static int

@@ -29,8 +29,8 @@ static const struct rte_ether_addr router_mac = { { 0x02, 0x00, 0x00, 0x00, 0xee
 static uint16_t
 router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *dropped[NFVP_NF_MAX_BURST];
-	uint16_t i, k = 0, d = 0;
+	bool keep[NFVP_NF_MAX_BURST];
+	uint16_t i;
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
@@ -42,7 +42,7 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 		    ip->time_to_live <= 1 ||
 		    rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0) {
-			dropped[d++] = pkts[i];
+			keep[i] = false;
 			continue;
 		}
 		old = *(uint16_t *)&ip->time_to_live;             /* TTL and protocol */
@@ -53,10 +53,9 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 							   (uint8_t)hop } };
 		eth->src_addr = router_mac;
 		nfvp_nf_set_port(pkts[i], (uint16_t)(rt.port_base + hop % rt.ports));
-		pkts[k++] = pkts[i];
+		keep[i] = true;
 	}
-	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
-	return k;
+	return nfvp_nf_keep(pkts, n, keep);
 }
 
 static int
