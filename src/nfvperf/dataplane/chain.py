@@ -106,28 +106,37 @@ class ChainSpec(FileModel):
                              "a change of turn (a yield and a context switch); > 0 makes them "
                              "poll in turn, as NF processes that yield do; 0: no cost")
 
-    def check(self, file: str | None = None) -> None:
-        """What pydantic cannot see: NFs, policies against the NFs, weights, scale events."""
+    def problem(self) -> tuple[tuple, str, object] | None:
+        """What pydantic cannot see — NFs, policies against the NFs, weights, scale events:
+        the first problem as (where in the file, what was expected, what was found)."""
         for i, s in enumerate(self.services):
-            at = f"services[{i}]"
             if s.nf not in NFS:
-                raise InputError(", ".join(NFS), s.nf, file=file, field=f"{at}.nf")
+                return ("services", i, "nf"), ", ".join(NFS), s.nf
             if s.policy == "round-robin" and not self.stateless(i):
-                raise InputError(f"a policy that keeps flows whole: {s.nf} is stateful "
-                                 "(round-robin splits flows; say stateless: true if it is not)",
-                                 s.policy, file=file, field=f"{at}.policy")
-            if s.weights is not None:
-                _check_weights(s.weights, s.instances, file, f"{at}.weights")
+                return (("services", i, "policy"),
+                        (f"a policy that keeps flows whole: {s.nf} is stateful (round-robin "
+                         "splits flows; say stateless: true if it is not)"), s.policy)
+            bad = _weights_problem(s.weights, s.instances)
+            if bad:
+                return ("services", i, "weights"), *bad
         for j, e in enumerate(self.scale):
-            at = f"scale[{j}]"
             if e.service >= len(self.services):
-                raise InputError(f"a service index 0..{len(self.services) - 1}", e.service,
-                                 file=file, field=f"{at}.service")
-            if e.weights is not None:
-                _check_weights(e.weights, e.instances, file, f"{at}.weights")
+                return (("scale", j, "service"), f"a service index 0..{len(self.services) - 1}",
+                        e.service)
+            bad = _weights_problem(e.weights, e.instances)
+            if bad:
+                return ("scale", j, "weights"), *bad
         if self.traffic and sum(c.flows for c in self.traffic) > 65536:
-            raise InputError("at most 65536 flows in all", sum(c.flows for c in self.traffic),
-                             file=file, field="traffic")
+            return ("traffic",), "at most 65536 flows in all", sum(c.flows for c in self.traffic)
+        return None
+
+    def check(self) -> None:
+        """Raise the first problem (a spec built in code rather than read from a file)."""
+        from nfvperf.io import format_path
+
+        bad = self.problem()
+        if bad:
+            raise InputError(bad[1], bad[2], field=format_path(bad[0]))
 
     def stateless(self, i: int) -> bool:
         s = self.services[i]
@@ -142,12 +151,14 @@ class ChainSpec(FileModel):
                    + [e.instances for e in self.scale if e.service == i])
 
 
-def _check_weights(weights: list[float], n: int, file: str | None, field: str) -> None:
+def _weights_problem(weights: list[float] | None, n: int) -> tuple[str, object] | None:
+    if weights is None:
+        return None
     if len(weights) != n:
-        raise InputError(f"one weight per instance ({n})", len(weights), file=file, field=field)
+        return f"one weight per instance ({n})", len(weights)
     if any(not math.isfinite(w) or w < 0 for w in weights) or sum(weights) <= 0:
-        raise InputError("weights ≥ 0 that sum to a positive value", weights, file=file,
-                         field=field)
+        return "weights ≥ 0 that sum to a positive value", weights
+    return None
 
 
 def vswitch_weights(weights: list[float] | None, n: int) -> list[int] | None:
@@ -164,13 +175,9 @@ def load_chain(path: str | Path) -> ChainSpec:
     from nfvperf.validation import load_file
 
     doc, spec = load_file(path, ChainSpec, "services")
-    try:
-        spec.check(str(path))
-    except InputError as exc:
-        where = tuple(int(p) if p.isdigit() else p
-                      for p in (exc.field or "").replace("[", ".").replace("]", "")
-                      .split(".") if p)
-        raise doc.error(where, exc.expected, exc.found) from None
+    bad = spec.problem()
+    if bad:
+        raise doc.error(*bad)
     return spec
 
 

@@ -4,7 +4,6 @@ function of picklable arguments, so Dask workers can run it anywhere."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 #: the arguments each kind of run takes (fixed or swept), and the ones it requires
@@ -16,8 +15,9 @@ ARGS = {
 }
 
 
-def check(spec, base: Path):
-    """(field path, expected, found) for the first argument a run does not take, or None."""
+def check(spec) -> tuple[tuple, str, object] | None:
+    """(where in the file, expected, found) for the first argument a run does not take or
+    needs and lacks, or None."""
     allowed, required = ARGS[spec.run]
     for where, keys in (("fixed", spec.fixed), ("grid", spec.grid)):
         for k in keys:

@@ -53,7 +53,7 @@ def load_sweep(path: str | Path) -> SweepSpec:
     from nfvperf.validation import load_file
 
     doc, spec = load_file(path, SweepSpec, "run and grid")
-    bad = check(spec, Path(path).resolve().parent)
+    bad = check(spec)
     if bad is not None:
-        raise doc.error(bad[0], bad[1], bad[2])
+        raise doc.error(*bad)
     return spec
