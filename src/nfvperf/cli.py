@@ -481,7 +481,7 @@ def plan_cmd(
         with _stages() as say:
             if not 0 < time_limit <= 3600:
                 raise InputError("0 < seconds ≤ 3600", time_limit, field="--time-limit")
-            result = plan(spec, progress=say, time_limit_s=time_limit)
+            result = plan(spec, progress=say, time_limit_s=time_limit, explain=explain)
     except Infeasible as exc:
         raise why(exc) from None
     if validate:

@@ -51,9 +51,36 @@ def test_instances_are_the_demand_over_what_one_may_carry_and_each_meets_the_tar
 
 
 def test_more_than_one_host_when_one_has_too_few_cores():
+    hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "cores": 2, "ports": 8,
+              "link_gbps": 100}]
+    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng"}],
+                                        "traffic": [{"frame_bytes": 64, "rate_mpps": 20}]}]))
+    assert r["hosts"] == {"x": 2} and r["cores"] == 3 and r["optimal"]
+    assert "cores of x-0: all 2 in use" in r["binding"]
+
+
+def test_a_hosts_memory_serves_its_instances_dram_accesses():
+    """The estimator's memory bound (Baldi & Sapio Sec. 4, the BNG "limited by the memory
+    latency"): l2 forwarding makes a DRAM access a packet, 111.08 M a second on the Xeon. 150
+    Mpps need 10 of one host's 20 cores but more accesses than its memory serves."""
     r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                           "traffic": [{"frame_bytes": 64, "rate_mpps": 150}]}]), explain=True)
+    cap = capacity(spec(), spec().chains[0], 0, XEON)
+    assert r["cores"] == math.ceil(150e6 / cap.max_pps) <= XEON.cores
+    assert r["hosts"] == {"x": 2}
+    for host in ("x-0", "x-1"):
+        on = sum(p["instances"] for p in r["chains"][0]["services"][0]["placement"]
+                 if p["host"] == host)
+        assert on * cap.max_pps * cap.dram_per_packet <= 111.09e6
+    assert all(u["memory_pct"] <= 100 for u in r["usage"])
+    binds = {x["resource"]: x for x in r["resources"]}
+    assert binds["memory"]["binds"] and binds["memory"]["cost_without"] < r["cost"]
+    assert binds["cores"]["binds"] is False and binds["links"]["binds"] is False
+    assert binds["memory"]["says"] in r["binding"]
+    with pytest.raises(Infeasible, match=r"memory: the chains make 400 M DRAM accesses a "
+                                         r"second, the hosts' memories serve 222.2 M"):
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
                            "traffic": [{"frame_bytes": 64, "rate_mpps": 400}]}]))
-    assert r["hosts"] == {"x": 2} and r["cores"] > XEON.cores
 
 
 def test_what_binds_when_nothing_fits():
@@ -113,17 +140,20 @@ def test_plan_files_name_models_relative_to_themselves(cli):
     assert ids["instances"] > 5 * nat["instances"] >= 5
 
 
-def test_the_second_socket_reads_from_the_nics_socket_and_carries_less():
+def test_the_second_socket_reads_from_the_nics_socket():
     """More instances than socket 0 has cores: the rest go to socket 1, where the estimator
-    prices every packet as a remote read (Sec. 4.2), so an instance there carries less; the
-    chain then spans two sockets of one host (one socket hop, no host hop)."""
-    r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
-                           "traffic": [{"frame_bytes": 64, "rate_mpps": 200}]}]))
+    prices every packet as a remote read (Sec. 4.2: its cache lines DRAM accesses), so an
+    instance there makes more DRAM accesses; the chain then spans two sockets of one host (one
+    socket hop, no host hop)."""
+    hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "cores": 4, "ports": 8,
+              "link_gbps": 100}]
+    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng"}],
+                                        "traffic": [{"frame_bytes": 64, "rate_mpps": 20}]}]))
     rows = r["chains"][0]["services"][0]["placement"]
     local = [p for p in rows if p["socket"] == 0]
     remote = [p for p in rows if p["socket"] == 1]
-    assert local and remote and local[0]["instances"] == XEON.cpu.cores_per_socket
-    assert remote[0]["max_pps_per_instance"] < local[0]["max_pps_per_instance"]
+    assert local and remote and local[0]["instances"] == 2 and remote[0]["instances"] == 1
+    assert remote[0]["dram_per_packet"] > local[0]["dram_per_packet"]
     assert (r["hops_host"], r["hops_socket"]) == (0, 1)
 
 

@@ -21,23 +21,27 @@ class Capacity:
     cycles_per_packet: float
     clock_hz: float
     cpu_pps: float           # one core, flat out
+    dram_per_packet: float   # DRAM accesses a packet (the estimator's; they share the host's)
     max_pps: float           # the most that meets the targets (0: none does)
     budget_us: float | None  # this service's share of the chain's p99 target
 
 
-def cycles_per_packet(chain: ChainSpec, service: int, platform,
-                      remote: bool = False) -> tuple[str, float]:
-    """The NF's name and its cycles per packet on ``platform``, averaged over the chain's
-    traffic classes by their packet rates; ``remote``: on a socket other than the NIC's, every
-    packet read from the other socket (Sec. 4.2)."""
+def cost_per_packet(chain: ChainSpec, service: int, platform,
+                    remote: bool = False) -> tuple[str, float, float]:
+    """The NF's name, its cycles and its DRAM accesses per packet on ``platform``, averaged
+    over the chain's traffic classes by their packet rates; ``remote``: on a socket other than
+    the NIC's, every packet read from the other socket (Sec. 4.2)."""
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
     s = chain.services[service]
     model = load_nf(s.nf)
-    return model.name, sum(t.pps / chain.pps * estimate(
-        model, platform, frame_bytes=t.frame_bytes, params=s.params,
-        remote_fraction=1.0 if remote else 0.0)[-1].cycles_per_packet for t in chain.traffic)
+    rows = [(t.pps / chain.pps, estimate(model, platform, frame_bytes=t.frame_bytes,
+                                         params=s.params,
+                                         remote_fraction=1.0 if remote else 0.0)[-1])
+            for t in chain.traffic]
+    return (model.name, sum(w * e.cycles_per_packet for w, e in rows),
+            sum(w * e.dram_accesses_per_packet for w, e in rows))
 
 
 def queue_at(plan: PlanSpec, cycles: float, clock_hz: float, rate_pps: float):
@@ -62,7 +66,7 @@ def meets(result, loss: float, budget_us: float | None) -> bool:
 
 def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform,
              remote: bool = False) -> Capacity:
-    name, cycles = cycles_per_packet(chain, service, platform, remote)
+    name, cycles, dram = cost_per_packet(chain, service, platform, remote)
     clock = platform.cpu.clock_hz
     cpu_pps = clock / cycles
     t = chain.targets
@@ -74,4 +78,4 @@ def capacity(plan: PlanSpec, chain: ChainSpec, service: int, platform,
             lo = mid
         else:
             hi = mid
-    return Capacity(name, cycles, clock, cpu_pps, lo, budget)
+    return Capacity(name, cycles, clock, cpu_pps, dram, lo, budget)

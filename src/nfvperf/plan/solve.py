@@ -1,7 +1,9 @@
-"""The plan as an integer program (OR-Tools CP-SAT): how many instances of each service on
-each kind of host, and how many hosts of each kind, so that every service carries its chain's
-traffic within the targets (per instance: ``capacity.max_pps``), the hosts' cores hold the
-instances (one core each: the NFs are single-threaded), at the least cost (cores and hosts).
+"""Planning: per-instance capacities (``capacity``), what no plan can get round named
+before solving, the integer program solved (``program``), and the plan as the JSON of
+`nfvperf plan`: instances per service, host and socket, their traffic, predicted loss and p99
+(the batching model at each instance's share), per-host use of cores, memory and links, and
+what binds.
+
 Traffic is split over a service's instances in proportion to what each can carry (flow-affine
 weights: the vSwitch's `weighted` policy); chain latency is the sum of its services' p99s
 (an upper bound: the p99 of a sum is at most the sum of the p99s)."""
@@ -9,109 +11,115 @@ weights: the vSwitch's `weighted` policy); chain latency is the sum of its servi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from nfvperf.errors import InputError
 from nfvperf.plan.capacity import Capacity, capacity, queue_at
+from nfvperf.plan.program import (
+    RESOURCES,
+    Infeasible,
+    NoPlanInTime,
+    Pool,
+    Solution,
+    build,
+    solve,
+)
 from nfvperf.plan.spec import PlanSpec
 
-SCALE_PPS = 1000          # CP-SAT wants integers: capacities in kpps
+__all__ = ["Infeasible", "explain", "plan"]
+
+#: what each resource is called in what-binds lines, and its verb
+_RESOURCE_WORDS = {"cores": ("the hosts' cores", "bind", "their"),
+                   "memory": ("the hosts' memory (DRAM accesses)", "binds", "its"),
+                   "links": ("the hosts' NICs", "bind", "their")}
 
 
-@dataclass(frozen=True)
-class Infeasible(Exception):
-    reasons: tuple[str, ...]
-
-
-def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0) -> dict:
+def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0,
+         explain: bool = False) -> dict:
     """Solve; returns the plan as a dict (the JSON of `nfvperf plan`). Raises Infeasible with
-    what binds when no plan meets the targets.
+    what binds when no plan meets the targets. ``explain``: also solve without each resource
+    (cores, memory, links) in turn to say which ones the plan's cost comes from (each in a
+    third of ``time_limit_s``).
 
     Hosts are placed one by one, socket by socket: an instance on a socket other than socket
     0 (the NIC's) reads every packet from the other socket (the estimator's remote I/O, Sec. 4.2)
-    and carries less; a chain spread over m hosts pays ``cost_hop_host`` × (m - 1), over more
-    sockets than hosts ``cost_hop_socket`` for each extra socket."""
-    from ortools.sat.python import cp_model
-
+    and makes more DRAM accesses; a chain spread over m hosts pays ``cost_hop_host`` × (m - 1),
+    over more sockets than hosts ``cost_hop_socket`` for each extra socket."""
     from nfvperf.eo.platform import load_platform
 
     platforms = {h.name: load_platform(h.platform) for h in spec.hosts}
-    cores = {h.name: h.cores or platforms[h.name].cores for h in spec.hosts}
-    sockets = {h.name: platforms[h.name].cpu.sockets for h in spec.hosts}
+    pool = Pool(cores={h.name: h.cores or platforms[h.name].cores for h in spec.hosts},
+                sockets={h.name: platforms[h.name].cpu.sockets for h in spec.hosts},
+                nic_bps={h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts},
+                # the estimator's memory bound (one DRAM access at a time, Sec. 3)
+                dram_per_s={h.name: 1.0 / platforms[h.name].memory.access_latency_s
+                            for h in spec.hosts})
     caps: dict[tuple[int, int, str, bool], Capacity] = {}
     jobs = [(c, s, h.name, r) for c, ch in enumerate(spec.chains)
             for s in range(len(ch.services)) for h in spec.hosts
-            for r in ((False, True) if sockets[h.name] > 1 else (False,))]
+            for r in ((False, True) if pool.sockets[h.name] > 1 else (False,))]
     for i, (c, s, h, r) in enumerate(jobs):
         if progress:
             progress(f"capacity of {spec.chains[c].name} service {s} on {h}", i, len(jobs))
         caps[c, s, h, r] = capacity(spec, spec.chains[c], s, platforms[h], remote=r)
-    nic = {h.name: h.nic_bps(platforms[h.name]) for h in spec.hosts}
-    _check_reachable(spec, caps, cores, nic)
+    _check_reachable(spec, caps, pool)
     if progress:
         progress("placing (CP-SAT)", len(jobs), len(jobs))
-
-    # every host, and its sockets: (kind, index, socket, cores on it)
-    boxes = [(h.name, i) for h in spec.hosts for i in range(h.count)]
-    slots = [(kind, i, k, cores[kind] // sockets[kind] + (k < cores[kind] % sockets[kind]))
-             for kind, i in boxes for k in range(sockets[kind])]
-    m = cp_model.CpModel()
-    n = {(c, s, kind, i, k): m.NewIntVar(0, cap_k, f"n{c}_{s}_{kind}_{i}_{k}")
-         for c, ch in enumerate(spec.chains) for s in range(len(ch.services))
-         for kind, i, k, cap_k in slots}
-    used = {(kind, i): m.NewBoolVar(f"used_{kind}_{i}") for kind, i in boxes}
-    on_host = {(c, kind, i): m.NewBoolVar(f"y{c}_{kind}_{i}")
-               for c in range(len(spec.chains)) for kind, i in boxes}
-    on_socket = {(c, kind, i, k): m.NewBoolVar(f"z{c}_{kind}_{i}_{k}")
-                 for c in range(len(spec.chains)) for kind, i, k, _ in slots}
-    for kind, i, k, cap_k in slots:
-        m.Add(sum(v for key, v in n.items() if key[2:] == (kind, i, k))
-              <= cap_k * used[kind, i])
-        for c, ch in enumerate(spec.chains):
-            for s in range(len(ch.services)):
-                m.Add(n[c, s, kind, i, k] <= cap_k * on_socket[c, kind, i, k])
-            m.AddImplication(on_socket[c, kind, i, k], on_host[c, kind, i])
-    for h in spec.hosts:                  # identical hosts: use them in order, fullest first
-        for i in range(h.count - 1):
-            m.Add(used[h.name, i] >= used[h.name, i + 1])
-            m.Add(sum(v for key, v in n.items() if key[2:4] == (h.name, i))
-                  >= sum(v for key, v in n.items() if key[2:4] == (h.name, i + 1)))
-    # a host's NICs carry, each way, the traffic of every chain it serves (all of it, as if the
-    # chain were on that host alone: a bound that is safe when a chain spans hosts)
-    for kind, i in boxes:
-        m.Add(sum(on_host[c, kind, i] * math.ceil(ch.wire_bps / 1e6)
-                  for c, ch in enumerate(spec.chains)) <= int(nic[kind] / 1e6))
-    for c, ch in enumerate(spec.chains):
-        demand = math.ceil(ch.pps / SCALE_PPS)
-        for s in range(len(ch.services)):
-            m.Add(sum(n[c, s, kind, i, k] * int(caps[c, s, kind, k > 0].max_pps // SCALE_PPS)
-                      for kind, i, k, _ in slots) >= demand)
-    hops_host = sum(on_host.values()) - len(spec.chains)
-    hops_socket = sum(on_socket.values()) - sum(on_host.values())
-    m.Minimize(int(spec.cost_core * 1000) * sum(n.values())
-               + int(spec.cost_host * 1000) * sum(used.values())
-               + int(spec.cost_hop_host * 1000) * hops_host
-               + int(spec.cost_hop_socket * 1000) * hops_socket
-               # ties: an instance on the NIC's socket rather than across the interconnect
-               + sum(v for key, v in n.items() if key[4] > 0))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit_s
-    solver.parameters.num_workers = 2
-    status = solver.Solve(m)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise Infeasible(("no assignment of instances to the hosts meets every service's "
-                          "demand (CP-SAT: " + solver.StatusName(status) + ")",))
-    return _result(spec, caps, {key: solver.Value(v) for key, v in n.items()},
-                   {key: solver.Value(v) for key, v in used.items()}, cores,
-                   status == cp_model.OPTIMAL,
-                   {"hops_host": solver.Value(hops_host),
-                    "hops_socket": solver.Value(hops_socket)},
-                   solver.BestObjectiveBound() / 1000)
+    try:
+        found = solve(build(spec, caps, pool), time_limit_s)
+    except NoPlanInTime:
+        raise
+    except Infeasible as exc:
+        raise Infeasible(_lifted(spec, caps, pool, time_limit_s) or exc.reasons) from None
+    result = _result(spec, caps, pool, found)
+    if explain:
+        if progress:
+            progress("what binds (CP-SAT without each resource)", len(jobs), len(jobs))
+        result["resources"] = _what_binds(spec, caps, pool, found, time_limit_s)
+        result["binding"] += [r["says"] for r in result["resources"] if r["binds"]]
+    return result
 
 
-def _check_reachable(spec: PlanSpec, caps, cores, nic) -> None:
+def _lifted(spec, caps, pool, time_limit_s) -> tuple[str, ...]:
+    """An infeasible plan: the resources without which one exists (each alone)."""
+    reasons = []
+    for r in RESOURCES:
+        try:
+            solve(build(spec, caps, pool, frozenset({r})), time_limit_s / len(RESOURCES),
+                  tie_break=False)
+        except Infeasible:
+            continue
+        words, verb, its = _RESOURCE_WORDS[r]
+        reasons.append(f"{words} {verb}: without {its} limit a plan exists")
+    return tuple(reasons)
+
+
+def _what_binds(spec, caps, pool, found: Solution, time_limit_s) -> list[dict]:
+    """Each resource lifted in turn: binds (a cheaper plan exists without it), does not (CP-SAT
+    proves none cheaper) or not known in the time (``binds`` None)."""
+    rows = []
+    for r in RESOURCES:
+        try:
+            other = solve(build(spec, caps, pool, frozenset({r})),
+                          time_limit_s / len(RESOURCES), tie_break=False)
+        except Infeasible:
+            continue                 # more freedom cannot leave no plan; out of time
+        binds = (True if other.cost < found.cost - 1e-9
+                 else False if other.bound >= found.cost - 1e-9 else None)
+        words, verb, its = _RESOURCE_WORDS[r]
+        says = (f"{words} {verb}: without {its} limit the plan would cost {other.cost:g} "
+                f"({sum(other.n.values())} cores, {sum(other.used.values())} hosts) instead "
+                f"of {found.cost:g}" if binds else
+                f"{words}: no plan costs less without {its} limit" if binds is False
+                else f"{words}: not known in the time whether a plan costs less without "
+                     f"{its} limit")
+        rows.append({"resource": r, "binds": binds, "cost_without": other.cost, "says": says})
+    return rows
+
+
+def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
     """Name what binds before solving: a service no instance can serve within the targets,
-    more cores needed than all the hosts have, or a chain beyond any host's NICs."""
+    more cores needed than all the hosts have, more DRAM accesses than all their memories
+    serve, or a chain beyond any host's NICs."""
     reasons = []
     for c, ch in enumerate(spec.chains):
         for s, svc in enumerate(ch.services):
@@ -123,15 +131,22 @@ def _check_reachable(spec: PlanSpec, caps, cores, nic) -> None:
                     f"{ch.targets.loss:g}" + (f", p99 ≤ {cap.budget_us:g} µs, its share of the "
                                               f"chain's {ch.targets.latency_p99_us:g} µs"
                                               if cap.budget_us else "") + ")")
-    total_cores = sum(cores[h.name] * h.count for h in spec.hosts)
+    total_cores = sum(pool.cores[h.name] * h.count for h in spec.hosts)
     need = sum(math.ceil(ch.pps
                          / max(max(caps[c, s, h.name, False].max_pps for h in spec.hosts), 1))
                for c, ch in enumerate(spec.chains) for s in range(len(ch.services)))
     if not reasons and need > total_cores:
         reasons.append(f"cores: the chains need at least {need} instances of one core each, "
                        f"the hosts have {total_cores}")
+    accesses = sum(ch.pps * min(caps[c, s, h.name, False].dram_per_packet for h in spec.hosts)
+                   for c, ch in enumerate(spec.chains) for s in range(len(ch.services)))
+    memory = sum(pool.dram_per_s[h.name] * h.count for h in spec.hosts)
+    if not reasons and accesses > memory:
+        reasons.append(f"memory: the chains make {accesses / 1e6:.4g} M DRAM accesses a "
+                       f"second, the hosts' memories serve {memory / 1e6:.4g} M (the "
+                       f"estimator's memory bound)")
     if not reasons:
-        best = max(nic.values())
+        best = max(pool.nic_bps.values())
         reasons = [f"links: chain {ch.name} carries {ch.wire_bps / 1e9:.3g} Gbps each way, "
                    f"the largest host's NICs {best / 1e9:.3g} Gbps"
                    for ch in spec.chains if ch.wire_bps > best]
@@ -139,7 +154,8 @@ def _check_reachable(spec: PlanSpec, caps, cores, nic) -> None:
         raise Infeasible(tuple(reasons))
 
 
-def _result(spec, caps, n, used, cores, optimal: bool, hops: dict, bound: float) -> dict:
+def _result(spec, caps, pool: Pool, found: Solution) -> dict:
+    n, used, hops = found.n, found.used, found.hops
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
         demand = ch.pps
@@ -160,6 +176,7 @@ def _result(spec, caps, n, used, cores, optimal: bool, hops: dict, bound: float)
                              "instances": k, "pps_per_instance": rate,
                              "utilisation": rate / cap.cpu_pps,
                              "cycles_per_packet": cap.cycles_per_packet,
+                             "dram_per_packet": cap.dram_per_packet,
                              "max_pps_per_instance": cap.max_pps, "weight": cap.max_pps,
                              "loss": r.loss_probability, "latency_p99_us": p99})
             p99_sum += worst_p99
@@ -185,19 +202,31 @@ def _result(spec, caps, n, used, cores, optimal: bool, hops: dict, bound: float)
     per_kind = {}
     for (kind, _), u in used.items():
         per_kind[kind] = per_kind.get(kind, 0) + u
+    usage = []
     for (kind, i), u in used.items():
+        if not u:
+            continue
         on = sum(v for key, v in n.items() if key[2:4] == (kind, i))
-        if u and on == cores[kind]:
+        if on == pool.cores[kind]:
             binding.append(f"cores of {kind}-{i}: all {on} in use")
+        accesses = sum(k * caps[key[0], key[1], kind, key[4] > 0].max_pps
+                       * caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
+                       for key, k in n.items() if key[2:4] == (kind, i))
+        wire = sum(ch.wire_bps for c, ch in enumerate(spec.chains)
+                   if any(v for key, v in n.items() if key[0] == c and key[2:4] == (kind, i)))
+        usage.append({"host": f"{kind}-{i}", "kind": kind, "cores_used": on,
+                      "cores": pool.cores[kind],
+                      # as the program counts them: each instance at the most it may carry,
+                      # each chain whole
+                      "memory_pct": 100 * accesses / pool.dram_per_s[kind],
+                      "links_pct": 100 * wire / pool.nic_bps[kind]})
     total = sum(n.values())
-    return {"plan": spec.name, "optimal": optimal, "cores": total,
+    return {"plan": spec.name, "optimal": found.optimal, "cores": total,
             "hosts": {k: v for k, v in per_kind.items() if v},
-            "cost": spec.cost_core * total + spec.cost_host * sum(used.values())
-            + spec.cost_hop_host * hops["hops_host"]
-            + spec.cost_hop_socket * hops["hops_socket"],
+            "cost": found.cost,
             # no plan costs less than this (CP-SAT's proof so far; = cost when optimal)
-            "cost_lower_bound": bound,
-            **hops, "chains": chains, "binding": binding}
+            "cost_lower_bound": found.bound,
+            **hops, "chains": chains, "usage": usage, "binding": binding}
 
 
 def explain(exc: Infeasible) -> InputError:

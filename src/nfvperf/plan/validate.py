@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from nfvperf.errors import InputError
-from nfvperf.plan.capacity import cycles_per_packet, queue_at
+from nfvperf.plan.capacity import cost_per_packet, queue_at
 from nfvperf.plan.spec import PlanSpec
 
 FLOWS_PER_CLASS = 64
@@ -48,7 +48,7 @@ def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s
         scaled = ch.model_copy(update={"traffic": [t.model_copy(update={
             "rate_mpps": t.pps * scale / 1e6, "rate_gbps": None}) for t in ch.traffic]})
         for s, (svc, got) in enumerate(zip(planned["services"], measured["services"])):
-            _, cycles = cycles_per_packet(scaled, s, platform)
+            _, cycles, _ = cost_per_packet(scaled, s, platform)
             r = queue_at(spec, cycles, platform.cpu.clock_hz,
                          demand / svc["instances"]).solve()
             lat = [i["latency_us"]["p99"] for i in got["instances"]

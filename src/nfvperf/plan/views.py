@@ -39,6 +39,12 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
         Column("target", "target µs", lambda v: "–" if v is None else f"{v:g}")],
         title="chains"))
     if explain:
+        out.append(table(d["usage"], [
+            Column("host", "host", justify="left"),
+            Column("cores_used", "cores used"), Column("cores", "of"),
+            Column("memory_pct", "memory %", number(0)),
+            Column("links_pct", "links %", number(0))],
+            title="hosts (memory: each instance at its most; links: each chain it serves, whole)"))
         out.append(table([{"what": b} for b in d["binding"]],
                          [Column("what", "what binds", justify="left")], title="binding"))
     return out
