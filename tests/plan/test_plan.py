@@ -104,6 +104,17 @@ def test_plan_cli_on_the_bng_example(cli):
     assert {"plan", "optimal", "cores", "hosts", "cost", "cost_lower_bound", "chains",
             "binding"} <= set(r)
     assert r["optimal"] and r["cost_lower_bound"] == pytest.approx(r["cost"])
+    code, out, err = cli("plan", str(EXAMPLE), "--explain", "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    # 3 cores of a 20-core host, 52 M of its 111 M DRAM accesses a second, 10 of its 20 Gbps
+    assert [(x["resource"], x["binds"]) for x in r["resources"]] == [
+        ("cores", False), ("memory", False), ("links", False)]
+    assert r["usage"] == [pytest.approx({"host": "xeon-0", "kind": "xeon", "cores_used": 3,
+                                         "cores": 20, "memory_pct": r["usage"][0]["memory_pct"],
+                                         "links_pct": 50.0})]
+    code, out, err = cli("plan", str(EXAMPLE), "--explain")
+    assert code == 0 and "each resource lifted in turn" in out and "what binds" in out
 
 
 def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):

@@ -8,7 +8,9 @@
       frame_bytes: [64, 512]
       rate_mbps: {from: 500, to: 10000, step: 500}
 
-A grid value is a list or a range (``from``, ``to`` included, ``step``).
+A grid value is a list or a range (``from``, ``to`` included, ``step``). Files (plans, NF
+models, platform profiles: ``.yaml``) are named relative to the sweep file; packaged names stay
+as they are.
 """
 
 from __future__ import annotations
@@ -56,4 +58,13 @@ def load_sweep(path: str | Path) -> SweepSpec:
     bad = check(spec)
     if bad is not None:
         raise doc.error(*bad)
-    return spec
+    base = Path(path).resolve().parent
+
+    def fix(v):
+        p = base / v if isinstance(v, str) and v.endswith((".yaml", ".yml")) else None
+        return str(p) if p is not None and p.is_file() else v
+
+    return spec.model_copy(update={
+        "fixed": {k: fix(v) for k, v in spec.fixed.items()},
+        "grid": {k: v if isinstance(v, Range) else [fix(x) for x in v]
+                 for k, v in spec.grid.items()}})
