@@ -196,13 +196,23 @@ chains:
 
 
 def test_a_hosts_nics_bound_the_chains_it_serves():
-    """The paper's Xeon has 2 ports of 10 Gbps: a chain of 30 Gbps fits no host (one line says
-    so); two chains of 15 Gbps go to two hosts even though one host has the cores."""
+    """The paper's Xeon has 2 ports of 10 Gbps. A chain of 30 Gbps fits no one host: its
+    traffic is split over instances on two (each host's NICs carry its part); 50 Gbps exceed
+    all the hosts' NICs (one line says so); two chains of 15 Gbps go to two hosts even though
+    one host has the cores (each enters and leaves its host whole)."""
     hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2}]
-    with pytest.raises(Infeasible, match="links: chain c carries 30 Gbps each way, the "
-                                         "largest host's NICs 20 Gbps"):
-        plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
-                                        "traffic": [{"frame_bytes": 1518, "rate_gbps": 30}]}]))
+    one = {"name": "c", "services": [{"nf": "l2_basic_forwarding"}]}
+    r = plan(spec(hosts=hosts, chains=[{**one, "traffic": [{"frame_bytes": 1518,
+                                                           "rate_gbps": 30}]}]))
+    (svc,) = r["chains"][0]["services"]
+    assert r["hosts"] == {"x": 2} and svc["instances"] == 2
+    assert sum(p["pps_per_instance"] * p["instances"] for p in svc["placement"]) == \
+        pytest.approx(30e9 / (1538 * 8))
+    assert [u["links_pct"] <= 100 for u in r["usage"]] == [True, True]
+    with pytest.raises(Infeasible, match="links: the chains carry 50 Gbps each way, all the "
+                                         "hosts' NICs 40 Gbps"):
+        plan(spec(hosts=hosts, chains=[{**one, "traffic": [{"frame_bytes": 1518,
+                                                             "rate_gbps": 50}]}]))
     r = plan(spec(hosts=hosts, chains=[{"name": n, "services": [{"nf": "l2_basic_forwarding"}],
                                         "traffic": [{"frame_bytes": 1518, "rate_gbps": 15}]}
                                        for n in ("a", "b")]))

@@ -83,14 +83,15 @@ def test_the_data_centre_example_is_proved_optimal():
 
 
 def test_an_infeasible_plan_names_the_resource_without_which_one_exists():
-    """Two chains of 60 Gbps each: every host's NICs (2 × 50 Gbps) carry either, not both; one
-    host has the cores for both, so only the links stand in the way."""
-    chain = {"services": [{"nf": "l2_basic_forwarding"}],
-             "traffic": [{"frame_bytes": 1518, "rate_gbps": 60}]}
+    """A chain of two services at 60 Gbps over two hosts of 2 × 25 Gbps: no host carries it
+    whole, and split over both each packet may enter a host once per service (2 × 60 Gbps in
+    all, more than the 100 the NICs have), though the cores, the memory and the NICs in all
+    (60 of 100 Gbps) would do: only the links stand in the way."""
     spec = PlanSpec.model_validate({
-        "hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 1, "ports": 2,
-                   "link_gbps": 50}],
-        "chains": [{"name": "a", **chain}, {"name": "b", **chain}]})
+        "hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "ports": 2,
+                   "link_gbps": 25}],
+        "chains": [{"name": "a", "services": [{"nf": "l2_basic_forwarding"}] * 2,
+                    "traffic": [{"frame_bytes": 1518, "rate_gbps": 60}]}]})
     with pytest.raises(Infeasible) as exc:
         plan(spec)
     assert exc.value.reasons == ("the hosts' NICs bind: without their limit a plan exists",)

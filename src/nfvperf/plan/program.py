@@ -1,13 +1,14 @@
 """The plan as an integer program (OR-Tools CP-SAT): instances of each service on each host
-and socket, which hosts are used, which hosts and sockets each chain spans.
+and socket, the traffic they carry (the split of each service's traffic over its instances:
+the weights of the vSwitch's `weighted` policy), which hosts are used, which hosts and sockets
+each chain spans.
 
-Constraints, each a resource that ``without`` may lift to ask what it costs: ``cores`` (an
-instance has a core of its socket: the NFs are single-threaded), ``memory`` (a host's DRAM
-serves its instances' accesses, each instance counted at the most it may carry: the estimator's
-memory bound, one access at a time, Sec. 3) and ``links`` (a host's NICs carry, each way, the
-traffic of every chain it serves, all of it, as if the chain were on that host alone: safe
-when a chain spans hosts). Every service carries its chain's demand (instances × what each may
-carry within the targets, from ``capacity``).
+Every service carries its chain's demand, each instance at most what it may carry within the
+targets (``capacity``). Resources, each of which ``without`` may lift to ask what it costs:
+``cores`` (an instance has a core of its socket: the NFs are single-threaded), ``memory`` (a
+host's DRAM serves the accesses of the packets its instances carry: the estimator's memory
+bound, one access at a time, Sec. 3) and ``links`` (a host's NICs carry, each way, what its
+instances receive: see ``_links``).
 
 Cost: cores, hosts, and for each chain its hosts beyond the first and its sockets beyond one a
 host. Besides the placement the program states what a plan implies in aggregate — at least so
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 RESOURCES = ("cores", "memory", "links")
 SCALE_PPS = 1000          # CP-SAT wants integers: rates in kpps, costs in thousandths
 SCALE_COST = 1000
+DRAM_UNIT = 10            # DRAM accesses a second, in tens
 
 
 class Infeasible(Exception):
@@ -55,16 +57,19 @@ class Pool:
 class _Model:
     m: object                # cp_model.CpModel
     n: dict                  # (chain, service, kind, host, socket) -> instances there
+    x: dict                  # ... -> kpps they carry together
     used: dict               # (kind, host) -> the host is used
     hops_host: object
     hops_socket: object
     cost: object             # the objective, in thousandths
     remote: object           # instances on a socket other than the NIC's
+    kpps: dict               # (chain, service, kind, socket) -> what an instance may carry
 
 
 @dataclass(frozen=True)
 class Solution:
     n: dict                  # (chain, service, kind, host, socket) -> instances there
+    pps: dict                # ... -> packets a second they carry together
     used: dict               # (kind, host) -> 0/1
     hops: dict               # hops_host, hops_socket
     cost: float
@@ -88,22 +93,33 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
               all_cores if "cores" in without else
               pool.cores[kind] // pool.sockets[kind] + (k < pool.cores[kind] % pool.sockets[kind]))
              for kind, i in boxes for k in range(pool.sockets[kind])]
+    services = [(c, s) for c, ch in enumerate(spec.chains) for s in range(len(ch.services))]
+    demand = {c: math.ceil(ch.pps / SCALE_PPS) for c, ch in enumerate(spec.chains)}
+    kpps = {(c, s, kind, k): int(caps[c, s, kind, k > 0].max_pps // SCALE_PPS)
+            for c, s in services for kind, _, k, _ in slots}
     chains = range(len(spec.chains))
     m = cp_model.CpModel()
     n = {(c, s, kind, i, k): m.NewIntVar(0, cap_k, f"n{c}_{s}_{kind}_{i}_{k}")
-         for c in chains for s in range(len(spec.chains[c].services))
-         for kind, i, k, cap_k in slots}
+         for c, s in services for kind, i, k, cap_k in slots}
+    x = {(c, s, kind, i, k): m.NewIntVar(0, demand[c], f"x{c}_{s}_{kind}_{i}_{k}")
+         for c, s in services for kind, i, k, _ in slots}
     used = {(kind, i): m.NewBoolVar(f"used_{kind}_{i}") for kind, i in boxes}
     on_host = {(c, kind, i): m.NewBoolVar(f"y{c}_{kind}_{i}") for c in chains
                for kind, i in boxes}
     on_socket = {(c, kind, i, k): m.NewBoolVar(f"z{c}_{kind}_{i}_{k}") for c in chains
                  for kind, i, k, _ in slots}
+    # every service carries its chain's demand; the instances in a slot share its part
+    # equally, each within what it may carry
+    for c, s in services:
+        m.Add(sum(x[c, s, kind, i, k] for kind, i, k, _ in slots) == demand[c])
+        for kind, i, k, _ in slots:
+            m.Add(x[c, s, kind, i, k] <= n[c, s, kind, i, k] * kpps[c, s, kind, k])
+            m.Add(n[c, s, kind, i, k] <= x[c, s, kind, i, k])      # no idle instance
     for kind, i, k, cap_k in slots:
-        m.Add(sum(x for key, x in n.items() if key[2:] == (kind, i, k))
-              <= cap_k * used[kind, i])
-        for c, ch in enumerate(spec.chains):
-            for s in range(len(ch.services)):
-                m.Add(n[c, s, kind, i, k] <= cap_k * on_socket[c, kind, i, k])
+        m.Add(sum(n[c, s, kind, i, k] for c, s in services) <= cap_k * used[kind, i])
+        for c, s in services:
+            m.Add(n[c, s, kind, i, k] <= cap_k * on_socket[c, kind, i, k])
+        for c in chains:
             m.AddImplication(on_socket[c, kind, i, k], on_host[c, kind, i])
     for c in chains:
         for kind, i in boxes:
@@ -113,26 +129,16 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     for h in spec.hosts:                  # identical hosts: use them in order, fullest first
         for i in range(h.count - 1):
             m.Add(used[h.name, i] >= used[h.name, i + 1])
-            m.Add(sum(x for key, x in n.items() if key[2:4] == (h.name, i))
-                  >= sum(x for key, x in n.items() if key[2:4] == (h.name, i + 1)))
-    if "links" not in without:
-        for kind, i in boxes:
-            m.Add(sum(on_host[c, kind, i] * math.ceil(ch.wire_bps / 1e6)
-                      for c, ch in enumerate(spec.chains)) <= int(pool.nic_bps[kind] / 1e6))
+            m.Add(sum(v for key, v in n.items() if key[2:4] == (h.name, i))
+                  >= sum(v for key, v in n.items() if key[2:4] == (h.name, i + 1)))
     if "memory" not in without:
         for kind, i in boxes:
-            m.Add(sum(x * math.ceil(caps[key[0], key[1], kind, key[4] > 0].max_pps
-                                    * caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
-                                    / SCALE_PPS)
-                      for key, x in n.items() if key[2:4] == (kind, i))
-                  <= int(pool.dram_per_s[kind] / SCALE_PPS))
-    kpps = {(c, s, kind, k): int(caps[c, s, kind, k > 0].max_pps // SCALE_PPS)
-            for c in chains for s in range(len(spec.chains[c].services))
-            for kind, _, k, _ in slots}
-    for c, ch in enumerate(spec.chains):
-        for s in range(len(ch.services)):
-            m.Add(sum(n[c, s, kind, i, k] * kpps[c, s, kind, k] for kind, i, k, _ in slots)
-                  >= math.ceil(ch.pps / SCALE_PPS))
+            m.Add(sum(v * math.ceil(caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
+                                    * SCALE_PPS / DRAM_UNIT)
+                      for key, v in x.items() if key[2:4] == (kind, i))
+                  <= int(pool.dram_per_s[kind] / DRAM_UNIT))
+    if "links" not in without:
+        _links(m, spec, x, on_host, boxes, pool)
     if implied:
         _implied(m, spec, kpps, n, used, on_host, on_socket, boxes, slots)
     hops_host = sum(on_host.values()) - len(spec.chains)
@@ -142,8 +148,46 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
             + int(spec.cost_hop_host * SCALE_COST) * hops_host
             + int(spec.cost_hop_socket * SCALE_COST) * hops_socket)
     m.Minimize(cost)
-    return _Model(m, n, used, hops_host, hops_socket, cost,
-                  sum(x for key, x in n.items() if key[4] > 0))
+    return _Model(m, n, x, used, hops_host, hops_socket, cost,
+                  sum(v for key, v in n.items() if key[4] > 0), kpps)
+
+
+def _links(m, spec, x, on_host, boxes, pool) -> None:
+    """A host's NICs carry, each way, what its instances receive: a chain on that host alone
+    enters and leaves it once (its whole traffic); a chain spread over hosts may enter a host
+    once for each of its services there (the vSwitch spreads each service's flows on its own,
+    so a packet may come back), with the part of the traffic those instances carry (as
+    ``link_bps`` counts them; here in kbps: kpps × bits a packet)."""
+    loads = {box: [] for box in boxes}
+    for c, ch in enumerate(spec.chains):
+        whole = math.ceil(ch.wire_bps / 1e3)
+        bits = math.ceil(ch.wire_bps / ch.pps)
+        alone = m.NewBoolVar(f"alone{c}")
+        spans = sum(on_host[c, kind, i] for kind, i in boxes)
+        m.Add(spans == 1).OnlyEnforceIf(alone)
+        m.Add(spans >= 2).OnlyEnforceIf(alone.Not())
+        for kind, i in boxes:
+            load = m.NewIntVar(0, whole * len(ch.services), f"load{c}_{kind}_{i}")
+            m.Add(load >= whole * on_host[c, kind, i]).OnlyEnforceIf(alone)
+            m.Add(load >= bits * sum(v for key, v in x.items()
+                                     if key[0] == c and key[2:4] == (kind, i))
+                  ).OnlyEnforceIf(alone.Not())
+            loads[kind, i].append(load)
+    for (kind, i), chain_loads in loads.items():
+        m.Add(sum(chain_loads) <= int(pool.nic_bps[kind] / 1e3))
+
+
+def link_bps(spec, x: dict, kind: str, i: int) -> float:
+    """What the program counts on a host's NICs each way (bits a second) for a plan's traffic
+    ``x`` (packets a second per chain, service, host and socket)."""
+    total = 0.0
+    for c, ch in enumerate(spec.chains):
+        here = sum(v for key, v in x.items() if key[0] == c and key[2:4] == (kind, i))
+        if not here:
+            continue
+        hosts = {key[2:4] for key, v in x.items() if key[0] == c and v}
+        total += ch.wire_bps if len(hosts) == 1 else here * ch.wire_bps / ch.pps
+    return total
 
 
 def _implied(m, spec, kpps, n, used, on_host, on_socket, boxes, slots) -> None:
@@ -194,17 +238,44 @@ def solve(model: _Model, time_limit_s: float, tie_break: bool = True) -> Solutio
     if tie_break:
         model.m.Add(model.cost <= cost)
         model.m.Minimize(model.remote)
-        for x in model.n.values():
-            model.m.AddHint(x, first.Value(x))
+        _hint(model, first)
         second = _solver(max(time_limit_s - (time.perf_counter() - t0), 1.0))
         if second.Solve(model.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = second
-    return Solution({key: best.Value(x) for key, x in model.n.items()},
-                    {key: best.Value(x) for key, x in model.used.items()},
+        best = _balance(model, best)
+    return Solution({key: best.Value(v) for key, v in model.n.items()},
+                    {key: best.Value(v) * SCALE_PPS for key, v in model.x.items()},
+                    {key: best.Value(v) for key, v in model.used.items()},
                     {"hops_host": best.Value(model.hops_host),
                      "hops_socket": best.Value(model.hops_socket)},
                     cost / SCALE_COST, status == cp_model.OPTIMAL,
                     first.BestObjectiveBound() / SCALE_COST)
+
+
+def _hint(model: _Model, solver) -> None:
+    model.m.ClearHints()
+    for v in [*model.n.values(), *model.x.values()]:
+        model.m.AddHint(v, solver.Value(v))
+
+
+def _balance(model: _Model, solved):
+    """The instances as placed, the traffic split so that the busiest instance is as idle as
+    it can be (the highest share of what an instance may carry, least): ``x ≤ t·n·kpps`` for
+    every slot with the instances fixed, ``t`` least (in thousandths). Returns the solver that
+    found the split, or ``solved`` when none was found (in 1 s)."""
+    from ortools.sat.python import cp_model
+
+    m = model.m
+    t = m.NewIntVar(0, 1000, "busiest")
+    for key, n in model.n.items():
+        k = solved.Value(n)
+        m.Add(n == k)
+        if k:
+            m.Add(1000 * model.x[key] <= k * model.kpps[key[0], key[1], key[2], key[4]] * t)
+    m.Minimize(t)
+    _hint(model, solved)
+    third = _solver(1.0)
+    return third if third.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else solved
 
 
 def _solver(time_limit_s: float):
@@ -212,5 +283,5 @@ def _solver(time_limit_s: float):
 
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit_s
-    solver.parameters.num_workers = 2
+    solver.parameters.num_workers = 8
     return solver

@@ -21,6 +21,7 @@ from nfvperf.plan.program import (
     Pool,
     Solution,
     build,
+    link_bps,
     solve,
 )
 from nfvperf.plan.spec import PlanSpec
@@ -119,7 +120,7 @@ def _what_binds(spec, caps, pool, found: Solution, time_limit_s) -> list[dict]:
 def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
     """Name what binds before solving: a service no instance can serve within the targets,
     more cores needed than all the hosts have, more DRAM accesses than all their memories
-    serve, or a chain beyond any host's NICs."""
+    serve, or more traffic than all their NICs carry."""
     reasons = []
     for c, ch in enumerate(spec.chains):
         for s, svc in enumerate(ch.services):
@@ -145,17 +146,22 @@ def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
         reasons.append(f"memory: the chains make {accesses / 1e6:.4g} M DRAM accesses a "
                        f"second, the hosts' memories serve {memory / 1e6:.4g} M (the "
                        f"estimator's memory bound)")
-    if not reasons:
-        best = max(pool.nic_bps.values())
-        reasons = [f"links: chain {ch.name} carries {ch.wire_bps / 1e9:.3g} Gbps each way, "
-                   f"the largest host's NICs {best / 1e9:.3g} Gbps"
-                   for ch in spec.chains if ch.wire_bps > best]
+    wire = sum(ch.wire_bps for ch in spec.chains)
+    links = sum(pool.nic_bps[h.name] * h.count for h in spec.hosts)
+    if not reasons and wire > links:
+        reasons.append(f"links: the chains carry {wire / 1e9:.4g} Gbps each way, all the "
+                       f"hosts' NICs {links / 1e9:.4g} Gbps")
     if reasons:
         raise Infeasible(tuple(reasons))
 
 
 def _result(spec, caps, pool: Pool, found: Solution) -> dict:
     n, used, hops = found.n, found.used, found.hops
+    # the traffic each slot carries, the solver's kpps scaled to the demand exactly
+    sums = {}
+    for key, v in found.pps.items():
+        sums[key[:2]] = sums.get(key[:2], 0) + v
+    carried = {key: v * spec.chains[key[0]].pps / sums[key[:2]] for key, v in found.pps.items()}
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
         demand = ch.pps
@@ -163,12 +169,10 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
         for s, svc in enumerate(ch.services):
             placed = [(key[2], key[3], key[4], k) for key, k in n.items()
                       if key[:2] == (c, s) and k > 0]
-            total_cap = sum(k * caps[c, s, kind, sock > 0].max_pps
-                            for kind, _, sock, k in placed)
             rows, worst_loss, worst_p99 = [], 0.0, 0.0
             for kind, i, sock, k in placed:
                 cap = caps[c, s, kind, sock > 0]
-                rate = demand * cap.max_pps / total_cap           # weighted split, per instance
+                rate = carried[c, s, kind, i, sock] / k     # the slot's share, per instance
                 r = queue_at(spec, cap.cycles_per_packet, cap.clock_hz, rate).solve()
                 p99 = r.percentiles_us(r.sojourn)["99"]
                 worst_loss, worst_p99 = max(worst_loss, r.loss_probability), max(worst_p99, p99)
@@ -177,7 +181,7 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
                              "utilisation": rate / cap.cpu_pps,
                              "cycles_per_packet": cap.cycles_per_packet,
                              "dram_per_packet": cap.dram_per_packet,
-                             "max_pps_per_instance": cap.max_pps, "weight": cap.max_pps,
+                             "max_pps_per_instance": cap.max_pps, "weight": rate,
                              "loss": r.loss_probability, "latency_p99_us": p99})
             p99_sum += worst_p99
             nf = caps[c, s, spec.hosts[0].name, False].nf
@@ -209,15 +213,11 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
         on = sum(v for key, v in n.items() if key[2:4] == (kind, i))
         if on == pool.cores[kind]:
             binding.append(f"cores of {kind}-{i}: all {on} in use")
-        accesses = sum(k * caps[key[0], key[1], kind, key[4] > 0].max_pps
-                       * caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
-                       for key, k in n.items() if key[2:4] == (kind, i))
-        wire = sum(ch.wire_bps for c, ch in enumerate(spec.chains)
-                   if any(v for key, v in n.items() if key[0] == c and key[2:4] == (kind, i)))
+        accesses = sum(v * caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
+                       for key, v in carried.items() if key[2:4] == (kind, i))
+        wire = link_bps(spec, carried, kind, i)
         usage.append({"host": f"{kind}-{i}", "kind": kind, "cores_used": on,
                       "cores": pool.cores[kind],
-                      # as the program counts them: each instance at the most it may carry,
-                      # each chain whole
                       "memory_pct": 100 * accesses / pool.dram_per_s[kind],
                       "links_pct": 100 * wire / pool.nic_bps[kind]})
     total = sum(n.values())
