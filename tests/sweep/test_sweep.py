@@ -5,6 +5,7 @@ unreachable schedulers get one line."""
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -64,3 +65,34 @@ def test_bad_sweeps_and_schedulers_get_one_line(cli, tmp_path):
                        "udp://nowhere")
     assert code == 2 and "--scheduler: expected local or a scheduler address" in err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_plan_sweep_over_traffic_growth_names_its_plan_relative_to_itself(cli, tmp_path):
+    """`run: plan` with `scale` (issue 7's "plans over traffic growth"): the BNG example at
+    1× and 2× its 10 Gbps, the plan named relative to the sweep file; the report draws it."""
+    import shutil
+    from pathlib import Path
+
+    plans = Path(__file__).resolve().parents[2] / "examples" / "plans"
+    (tmp_path / "plans").mkdir()
+    shutil.copy(plans / "bng-10g.yaml", tmp_path / "plans" / "bng.yaml")
+    (tmp_path / "sweeps").mkdir()
+    spec = tmp_path / "sweeps" / "growth.yaml"
+    spec.write_text("run: plan\nfixed: {plan: ../plans/bng.yaml, time_limit_s: 10}\n"
+                    "grid:\n  scale: [1, 2]\n")
+    out = tmp_path / "r.csv"
+    code, _, err = cli("sweep", str(spec), "-o", str(out), "--workers", "1")
+    assert code == 0, err
+    df = pd.read_csv(out).sort_values("scale")
+    from nfvperf.eo.platform import load_platform
+    from nfvperf.plan.capacity import capacity
+    from nfvperf.plan.spec import load_plan
+
+    bng = load_plan(tmp_path / "plans" / "bng.yaml")
+    most = capacity(bng, bng.chains[0], 0, load_platform("xeon-e5-2690v2")).max_pps
+    assert df.feasible.all() and df.optimal.all()
+    assert list(df.cores) == [math.ceil(k * bng.chains[0].pps / most) for k in (1, 2)] == [3, 5]
+    html = tmp_path / "r.html"
+    code, _, err = cli("report", str(out), "--html", str(html))
+    assert code == 0, err
+    assert 'src="data:image/png;base64,' in html.read_text()

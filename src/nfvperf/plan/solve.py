@@ -26,7 +26,7 @@ from nfvperf.plan.program import (
 )
 from nfvperf.plan.spec import PlanSpec
 
-__all__ = ["Infeasible", "explain", "plan"]
+__all__ = ["Infeasible", "capacities", "explain", "plan"]
 
 #: what each resource is called in what-binds lines, and its verb
 _RESOURCE_WORDS = {"cores": ("the hosts' cores", "bind", "their"),
@@ -45,6 +45,29 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0,
     0 (the NIC's) reads every packet from the other socket (the estimator's remote I/O, Sec. 4.2)
     and makes more DRAM accesses; a chain spread over m hosts pays ``cost_hop_host`` × (m - 1),
     over more sockets than hosts ``cost_hop_socket`` for each extra socket."""
+    caps, pool = capacities(spec, progress)
+    _check_reachable(spec, caps, pool)
+    if progress:
+        progress("placing (CP-SAT)", len(caps), len(caps))
+    try:
+        found = solve(build(spec, caps, pool), time_limit_s)
+    except NoPlanInTime:
+        raise
+    except Infeasible as exc:
+        raise Infeasible(_lifted(spec, caps, pool, time_limit_s) or exc.reasons) from None
+    result = _result(spec, caps, pool, found)
+    if explain:
+        if progress:
+            progress("what binds (CP-SAT without each resource)", len(caps), len(caps))
+        result["resources"] = _what_binds(spec, caps, pool, found, time_limit_s)
+        result["binding"] += [r["says"] for r in result["resources"] if r["binds"]]
+    return result
+
+
+def capacities(spec: PlanSpec, progress=None) -> tuple[dict, Pool]:
+    """What an instance of each service may carry on each kind of host, on the NIC's socket
+    and on another (``caps[chain, service, kind, remote]``), and the hosts as the program sees
+    them."""
     from nfvperf.eo.platform import load_platform
 
     platforms = {h.name: load_platform(h.platform) for h in spec.hosts}
@@ -62,22 +85,7 @@ def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0,
         if progress:
             progress(f"capacity of {spec.chains[c].name} service {s} on {h}", i, len(jobs))
         caps[c, s, h, r] = capacity(spec, spec.chains[c], s, platforms[h], remote=r)
-    _check_reachable(spec, caps, pool)
-    if progress:
-        progress("placing (CP-SAT)", len(jobs), len(jobs))
-    try:
-        found = solve(build(spec, caps, pool), time_limit_s)
-    except NoPlanInTime:
-        raise
-    except Infeasible as exc:
-        raise Infeasible(_lifted(spec, caps, pool, time_limit_s) or exc.reasons) from None
-    result = _result(spec, caps, pool, found)
-    if explain:
-        if progress:
-            progress("what binds (CP-SAT without each resource)", len(jobs), len(jobs))
-        result["resources"] = _what_binds(spec, caps, pool, found, time_limit_s)
-        result["binding"] += [r["says"] for r in result["resources"] if r["binds"]]
-    return result
+    return caps, pool
 
 
 def _lifted(spec, caps, pool, time_limit_s) -> tuple[str, ...]:
