@@ -217,3 +217,42 @@ def test_a_hosts_nics_bound_the_chains_it_serves():
                                         "traffic": [{"frame_bytes": 1518, "rate_gbps": 15}]}
                                        for n in ("a", "b")]))
     assert r["hosts"] == {"x": 2} and r["cores"] == 2
+
+
+def test_a_stateful_nf_keeps_each_flow_on_one_instance():
+    """Flows (issue 7's traffic: frame size, rate, number of flows). l2 forwarding may carry
+    16.4 Mpps an instance: 40 Mpps in 2 flows of 20 cannot be served by a stateful NF (one line
+    names the flow); stateless, its packets are spread and 3 instances do. In 3 flows of 13.3
+    Mpps, one flow an instance: 3. In 5 flows of 8 Mpps, two flows an instance (16 of 16.4):
+    3, where many small flows would need 3 as well; in 8 flows of 5 Mpps, three an instance
+    (15): 3; 40 flows of 1 Mpps: 16 an instance, 3."""
+    def chain(flows, stateful=True):
+        return [{"name": "c", "services": [{"nf": "l2_basic_forwarding", "stateful": stateful}],
+                 "traffic": [{"frame_bytes": 64, "rate_mpps": 40, "flows": flows}]}]
+
+    most = capacity(spec(), spec().chains[0], 0, XEON).max_pps
+    assert 13.34e6 < most < 20e6
+    with pytest.raises(Infeasible, match=r"a flow of 20 Mpps is more than an instance may "
+                                         r"carry \(16.\d+ Mpps within the targets\)"):
+        plan(spec(chains=chain(2)))
+    assert plan(spec(chains=chain(2, stateful=False)))["cores"] == 3
+    for flows in (3, 5, 8, 40):
+        per = math.floor(most / (40e6 / flows))              # whole flows an instance holds
+        r = plan(spec(chains=chain(flows)))
+        assert r["cores"] == math.ceil(flows / per)
+        for p in r["chains"][0]["services"][0]["placement"]:
+            assert p["pps_per_instance"] <= per * 40e6 / flows + 1
+
+
+def test_several_classes_of_flows_leave_room_for_the_largest():
+    """Flows of different sizes: an instance is given at most what it may carry less the
+    largest flow, so that first fit places every flow."""
+    from nfvperf.plan.program import whole_flows
+
+    p = spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+                      "traffic": [{"frame_bytes": 64, "rate_mpps": 20, "flows": 4},
+                                  {"frame_bytes": 1518, "rate_mpps": 1}]}])
+    assert whole_flows(16e6, p.chains[0], stateful=True) == 16e6 - 5e6
+    assert whole_flows(16e6, p.chains[0], stateful=False) == 16e6
+    r = plan(p)
+    assert r["cores"] == math.ceil(21e6 / (capacity(p, p.chains[0], 0, XEON).max_pps - 5e6))

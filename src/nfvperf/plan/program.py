@@ -26,9 +26,12 @@ from dataclasses import dataclass
 
 #: what ``without`` may lift
 RESOURCES = ("cores", "memory", "links")
-SCALE_PPS = 1000          # CP-SAT wants integers: rates in kpps, costs in thousandths
+# CP-SAT wants integers: rates in packets a second, what an instance may carry rounded up (by
+# less than a packet a second: a rate that is an exact share, a flow's, is kept whole), DRAM
+# accesses a packet in hundredths (rounded up), costs in thousandths
+SCALE_PPS = 1
+DRAM_SCALE = 100
 SCALE_COST = 1000
-DRAM_UNIT = 10            # DRAM accesses a second, in tens
 
 
 class Infeasible(Exception):
@@ -57,13 +60,13 @@ class Pool:
 class _Model:
     m: object                # cp_model.CpModel
     n: dict                  # (chain, service, kind, host, socket) -> instances there
-    x: dict                  # ... -> kpps they carry together
+    x: dict                  # ... -> packets a second they carry together
     used: dict               # (kind, host) -> the host is used
     hops_host: object
     hops_socket: object
     cost: object             # the objective, in thousandths
     remote: object           # instances on a socket other than the NIC's
-    kpps: dict               # (chain, service, kind, socket) -> what an instance may carry
+    carry: dict              # (chain, service, kind, socket) -> what an instance may carry
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,10 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
              for kind, i in boxes for k in range(pool.sockets[kind])]
     services = [(c, s) for c, ch in enumerate(spec.chains) for s in range(len(ch.services))]
     demand = {c: math.ceil(ch.pps / SCALE_PPS) for c, ch in enumerate(spec.chains)}
-    kpps = {(c, s, kind, k): int(caps[c, s, kind, k > 0].max_pps // SCALE_PPS)
+    carry = {(c, s, kind, k): math.ceil(whole_flows(caps[c, s, kind, k > 0].max_pps,
+                                                   spec.chains[c],
+                                                   spec.chains[c].services[s].stateful)
+                                       / SCALE_PPS)
             for c, s in services for kind, _, k, _ in slots}
     chains = range(len(spec.chains))
     m = cp_model.CpModel()
@@ -113,7 +119,7 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     for c, s in services:
         m.Add(sum(x[c, s, kind, i, k] for kind, i, k, _ in slots) == demand[c])
         for kind, i, k, _ in slots:
-            m.Add(x[c, s, kind, i, k] <= n[c, s, kind, i, k] * kpps[c, s, kind, k])
+            m.Add(x[c, s, kind, i, k] <= n[c, s, kind, i, k] * carry[c, s, kind, k])
             m.Add(n[c, s, kind, i, k] <= x[c, s, kind, i, k])      # no idle instance
     for kind, i, k, cap_k in slots:
         m.Add(sum(n[c, s, kind, i, k] for c, s in services) <= cap_k * used[kind, i])
@@ -134,13 +140,13 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     if "memory" not in without:
         for kind, i in boxes:
             m.Add(sum(v * math.ceil(caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
-                                    * SCALE_PPS / DRAM_UNIT)
+                                    * DRAM_SCALE)
                       for key, v in x.items() if key[2:4] == (kind, i))
-                  <= int(pool.dram_per_s[kind] / DRAM_UNIT))
+                  <= int(pool.dram_per_s[kind] * DRAM_SCALE / SCALE_PPS))
     if "links" not in without:
         _links(m, spec, x, on_host, boxes, pool)
     if implied:
-        _implied(m, spec, kpps, n, used, on_host, on_socket, boxes, slots)
+        _implied(m, spec, carry, n, used, on_host, on_socket, boxes, slots)
     hops_host = sum(on_host.values()) - len(spec.chains)
     hops_socket = sum(on_socket.values()) - sum(on_host.values())
     cost = (int(spec.cost_core * SCALE_COST) * sum(n.values())
@@ -149,7 +155,20 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
             + int(spec.cost_hop_socket * SCALE_COST) * hops_socket)
     m.Minimize(cost)
     return _Model(m, n, x, used, hops_host, hops_socket, cost,
-                  sum(v for key, v in n.items() if key[4] > 0), kpps)
+                  sum(v for key, v in n.items() if key[4] > 0), carry)
+
+
+def whole_flows(max_pps: float, chain, stateful: bool) -> float:
+    """What an instance may be given when a stateful NF keeps each flow on one instance
+    (``chain``'s traffic classes with ``flows``): with one class of equal flows, as many whole
+    flows as fit; with several, ``max_pps`` less the largest flow (first fit places every flow
+    when no instance is given more). ``max_pps`` when the NF is stateless or flows are many."""
+    largest = chain.largest_flow_pps
+    if not stateful or largest == 0:
+        return max_pps
+    if len(chain.traffic) == 1:
+        return math.floor(max_pps / largest) * largest
+    return max(max_pps - largest, 0.0)
 
 
 def _links(m, spec, x, on_host, boxes, pool) -> None:
@@ -157,10 +176,10 @@ def _links(m, spec, x, on_host, boxes, pool) -> None:
     enters and leaves it once (its whole traffic); a chain spread over hosts may enter a host
     once for each of its services there (the vSwitch spreads each service's flows on its own,
     so a packet may come back), with the part of the traffic those instances carry (as
-    ``link_bps`` counts them; here in kbps: kpps × bits a packet)."""
+    ``link_bps`` counts them; here bits a second: packets a second × bits a packet)."""
     loads = {box: [] for box in boxes}
     for c, ch in enumerate(spec.chains):
-        whole = math.ceil(ch.wire_bps / 1e3)
+        whole = math.ceil(ch.wire_bps / SCALE_PPS)
         bits = math.ceil(ch.wire_bps / ch.pps)
         alone = m.NewBoolVar(f"alone{c}")
         spans = sum(on_host[c, kind, i] for kind, i in boxes)
@@ -174,7 +193,7 @@ def _links(m, spec, x, on_host, boxes, pool) -> None:
                   ).OnlyEnforceIf(alone.Not())
             loads[kind, i].append(load)
     for (kind, i), chain_loads in loads.items():
-        m.Add(sum(chain_loads) <= int(pool.nic_bps[kind] / 1e3))
+        m.Add(sum(chain_loads) <= int(pool.nic_bps[kind] / SCALE_PPS))
 
 
 def link_bps(spec, x: dict, kind: str, i: int) -> float:
@@ -190,7 +209,7 @@ def link_bps(spec, x: dict, kind: str, i: int) -> float:
     return total
 
 
-def _implied(m, spec, kpps, n, used, on_host, on_socket, boxes, slots) -> None:
+def _implied(m, spec, carry, n, used, on_host, on_socket, boxes, slots) -> None:
     """What every plan meets anyway, stated so that CP-SAT's bound sees it: at least so many
     instances per service (its demand over the best instance's capacity); the hosts and sockets
     a chain spans hold its instances; the hosts used hold them all."""
@@ -202,7 +221,7 @@ def _implied(m, spec, kpps, n, used, on_host, on_socket, boxes, slots) -> None:
         demand = math.ceil(ch.pps / SCALE_PPS)
         total, most = [], 0
         for s in range(len(ch.services)):
-            best = max(kpps[c, s, kind, k] for kind, _, k, _ in slots)
+            best = max(carry[c, s, kind, k] for kind, _, k, _ in slots)
             least = -(-demand // max(best, 1))
             n_s = m.NewIntVar(least, max(least, room), f"N{c}_{s}")
             m.Add(n_s == sum(n[c, s, kind, i, k] for kind, i, k, _ in slots))
@@ -260,7 +279,7 @@ def _hint(model: _Model, solver) -> None:
 
 def _balance(model: _Model, solved):
     """The instances as placed, the traffic split so that the busiest instance is as idle as
-    it can be (the highest share of what an instance may carry, least): ``x ≤ t·n·kpps`` for
+    it can be (the highest share of what an instance may carry, least): ``x ≤ t·n·carry`` for
     every slot with the instances fixed, ``t`` least (in thousandths). Returns the solver that
     found the split, or ``solved`` when none was found (in 1 s)."""
     from ortools.sat.python import cp_model
@@ -271,7 +290,7 @@ def _balance(model: _Model, solved):
         k = solved.Value(n)
         m.Add(n == k)
         if k:
-            m.Add(1000 * model.x[key] <= k * model.kpps[key[0], key[1], key[2], key[4]] * t)
+            m.Add(1000 * model.x[key] <= k * model.carry[key[0], key[1], key[2], key[4]] * t)
     m.Minimize(t)
     _hint(model, solved)
     third = _solver(1.0)

@@ -133,6 +133,13 @@ def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
     for c, ch in enumerate(spec.chains):
         for s, svc in enumerate(ch.services):
             best = max(caps[c, s, h.name, False].max_pps for h in spec.hosts)
+            flow = ch.largest_flow_pps
+            if best >= 1 and svc.stateful and flow > best:
+                cap = caps[c, s, spec.hosts[0].name, False]
+                reasons.append(
+                    f"chain {ch.name}, {cap.nf}: a flow of {flow / 1e6:.4g} Mpps is more than "
+                    f"an instance may carry ({best / 1e6:.4g} Mpps within the targets) and a "
+                    f"stateful NF keeps a flow on one instance")
             if best < 1:
                 cap = caps[c, s, spec.hosts[0].name, False]
                 reasons.append(

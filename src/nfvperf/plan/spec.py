@@ -41,13 +41,16 @@ class HostSpec(FileModel):
 class ServiceSpec(FileModel):
     nf: str = Field(description="EO model: packaged name or file")
     params: dict[str, float] = Field(default_factory=dict)
-    stateful: bool = True
+    stateful: bool = Field(True, description="keeps per-flow state: a flow stays on one "
+                           "instance (else packets may be spread round-robin)")
 
 
 class TrafficClass(FileModel):
     frame_bytes: int = Field(ge=64, le=9216)
     rate_gbps: float | None = Field(None, gt=0, description="on the wire (20 B a frame more)")
     rate_mpps: float | None = Field(None, gt=0)
+    flows: int | None = Field(None, ge=1, description="flows in the class, each an equal "
+                              "share of its rate (default: many, each small)")
 
     @model_validator(mode="after")
     def _one_rate(self) -> TrafficClass:
@@ -80,6 +83,17 @@ class ChainSpec(FileModel):
     def pps(self) -> float:
         """Packets a second through each of its services."""
         return sum(t.pps for t in self.traffic)
+
+    @property
+    def flows(self) -> int | None:
+        """Flows in all its classes (None: many)."""
+        return None if any(t.flows is None for t in self.traffic) else \
+            sum(t.flows for t in self.traffic)
+
+    @property
+    def largest_flow_pps(self) -> float:
+        """The largest flow's packets a second (0: many, each small)."""
+        return max((t.pps / t.flows for t in self.traffic if t.flows), default=0.0)
 
     @property
     def wire_bps(self) -> float:

@@ -34,7 +34,7 @@ def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s
         cores = sum(s["instances"] for s in planned["services"])
         scale = 1.0 / cores                 # this machine: one core for every NF instance
         classes = [{"frame_bytes": min(t.frame_bytes, 1518), "rate_pps": t.pps * scale,
-                    "flows": FLOWS_PER_CLASS} for t in ch.traffic]
+                    "flows": t.flows or FLOWS_PER_CLASS} for t in ch.traffic]
         run = RunSpec.model_validate({
             "name": ch.name,
             "services": [{"nf": s["nf"], "instances": s["instances"], "policy": "flow",
