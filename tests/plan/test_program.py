@@ -4,6 +4,7 @@ resource without which one exists."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,9 @@ def test_the_data_centre_example_is_proved_optimal():
             assert carried == pytest.approx(chain["demand_mpps"] * 1e6)
             assert svc["loss"] <= 1e-5
         assert chain["latency_p99_us"] <= chain["latency_target_us"]
+        # lost at any of its services: at least at the worst, at most the sum
+        losses = [svc["loss"] for svc in chain["services"]]
+        assert max(losses) <= chain["loss"] <= math.fsum(losses) * (1 + 1e-12) <= 5e-5
     for u in r["usage"]:
         assert u["cores_used"] <= u["cores"] and u["memory_pct"] <= 100 and u["links_pct"] <= 100
 

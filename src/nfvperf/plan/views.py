@@ -32,9 +32,10 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
         Column("loss", "loss", lambda v: f"{v:.1e}"),
         Column("latency_p99_us", "p99 µs", number(1))], title=title)]
     chains = [{"chain": c["name"], "demand": c["demand_mpps"], "p99": c["latency_p99_us"],
-               "target": c["latency_target_us"]} for c in d["chains"]]
+               "target": c["latency_target_us"], "loss": c["loss"]} for c in d["chains"]]
     out.append(table(chains, [
         Column("chain", "chain", justify="left"), Column("demand", "Mpps", number(3)),
+        Column("loss", "loss (any service)", lambda v: f"{v:.1e}"),
         Column("p99", "p99 µs (sum of its services)", number(1)),
         Column("target", "target µs", lambda v: "–" if v is None else f"{v:g}")],
         title="chains"))
