@@ -99,3 +99,12 @@ def test_an_infeasible_plan_names_the_resource_without_which_one_exists():
     with pytest.raises(Infeasible) as exc:
         plan(spec)
     assert exc.value.reasons == ("the hosts' NICs bind: without their limit a plan exists",)
+
+
+def test_a_search_out_of_time_is_not_the_inputs_fault():
+    from nfvperf.errors import InputError, RuntimeFailure
+    from nfvperf.plan.program import NoPlanInTime
+    from nfvperf.plan.solve import explain
+
+    assert isinstance(explain(NoPlanInTime(("no plan found in 1 s",))), RuntimeFailure)
+    assert isinstance(explain(Infeasible(("links",))), InputError)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from nfvperf.errors import InputError
+from nfvperf.errors import InputError, NfvperfError, RuntimeFailure
 from nfvperf.plan.capacity import Capacity, capacity, queue_at
 from nfvperf.plan.program import (
     RESOURCES,
@@ -246,7 +246,10 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
             **hops, "chains": chains, "usage": usage, "binding": binding}
 
 
-def explain(exc: Infeasible) -> InputError:
-    """One line: what binds, in full (a `found` would be cut at 60 characters)."""
+def explain(exc: Infeasible) -> NfvperfError:
+    """One line: what binds, in full (a `found` would be cut at 60 characters), exit 2; a
+    search out of time is no fault of the input: exit 1."""
+    if isinstance(exc, NoPlanInTime):
+        return RuntimeFailure("plan: " + "; ".join(exc.reasons))
     return InputError("hosts and targets that allow a plan; what binds: "
                       + "; ".join(exc.reasons), field="plan")
