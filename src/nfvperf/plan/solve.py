@@ -217,7 +217,7 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
                        "hosts": sorted({r["host"] for sv in services for r in sv["placement"]}),
                        "latency_p99_us": p99_sum,
                        # a packet lost at any service (each at its worst instance's loss)
-                       "loss": -math.expm1(sum(math.log1p(-sv["loss"]) for sv in services)),
+                       "loss": abs(math.expm1(sum(math.log1p(-sv["loss"]) for sv in services))),
                        "latency_target_us": ch.targets.latency_p99_us,
                        "loss_target": ch.targets.loss})
     per_kind = {}

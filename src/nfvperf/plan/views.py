@@ -20,8 +20,9 @@ def plan_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
 
 def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
     hosts = ", ".join(f"{k} × {v}" for k, v in d["hosts"].items())
-    title = (f"{d['plan']}: {d['cores']} cores on {hosts} (cost {d['cost']:g}"
-             f"{'' if d['optimal'] else ', best found; none below ' + format(d['cost_lower_bound'], '.4g')})")
+    proof = ("optimal" if d["optimal"] else
+             f"best found; none below {d['cost_lower_bound']:.4g}")
+    title = f"{d['plan']}: {d['cores']} cores on {hosts} (cost {d['cost']:g}, {proof})"
     out = [table(plan_rows(d), [
         Column("chain", "chain", justify="left"), Column("nf", "NF", justify="left"),
         Column("host", "host", justify="left"), Column("socket", "socket"),
