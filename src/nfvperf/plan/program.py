@@ -26,11 +26,14 @@ from dataclasses import dataclass
 
 #: what ``without`` may lift
 RESOURCES = ("cores", "memory", "links")
-# CP-SAT wants integers: rates in packets a second, what an instance may carry rounded up (by
-# less than a packet a second: a rate that is an exact share, a flow's, is kept whole), DRAM
-# accesses a packet in hundredths (rounded up), costs in thousandths
-SCALE_PPS = 1
-DRAM_SCALE = 100
+# CP-SAT wants integers: a chain's traffic in STEPS equal steps (a multiple of its flows when
+# it names them, so that a flow is a whole number of steps); what an instance may carry rounded
+# up to a step (by less than 10^-5 of the chain's traffic; exact for whole flows); DRAM
+# accesses and link bits of a step rounded up; costs in thousandths. No constraint is switched
+# by a literal over a large domain: with link loads as variables of 10^10 bits a second enforced
+# by "alone on this host", CP-SAT (9.15, 8 workers) now and then claimed a plan optimal that
+# was not (2 runs in 40 on a small plan); the loads as plain sums never did (0 in 900).
+STEPS = 100_000
 SCALE_COST = 1000
 
 
@@ -67,6 +70,7 @@ class _Model:
     cost: object             # the objective, in thousandths
     remote: object           # instances on a socket other than the NIC's
     carry: dict              # (chain, service, kind, socket) -> what an instance may carry
+    step: dict               # chain -> packets a second in a step of its traffic
 
 
 @dataclass(frozen=True)
@@ -97,11 +101,12 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
               pool.cores[kind] // pool.sockets[kind] + (k < pool.cores[kind] % pool.sockets[kind]))
              for kind, i in boxes for k in range(pool.sockets[kind])]
     services = [(c, s) for c, ch in enumerate(spec.chains) for s in range(len(ch.services))]
-    demand = {c: math.ceil(ch.pps / SCALE_PPS) for c, ch in enumerate(spec.chains)}
+    demand = {c: steps(ch) for c, ch in enumerate(spec.chains)}
+    step = {c: ch.pps / demand[c] for c, ch in enumerate(spec.chains)}   # packets a second
     carry = {(c, s, kind, k): math.ceil(whole_flows(caps[c, s, kind, k > 0].max_pps,
                                                    spec.chains[c],
                                                    spec.chains[c].services[s].stateful)
-                                       / SCALE_PPS)
+                                        / step[c] - 1e-6)
             for c, s in services for kind, _, k, _ in slots}
     chains = range(len(spec.chains))
     m = cp_model.CpModel()
@@ -140,13 +145,13 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     if "memory" not in without:
         for kind, i in boxes:
             m.Add(sum(v * math.ceil(caps[key[0], key[1], kind, key[4] > 0].dram_per_packet
-                                    * DRAM_SCALE)
+                                    * step[key[0]])
                       for key, v in x.items() if key[2:4] == (kind, i))
-                  <= int(pool.dram_per_s[kind] * DRAM_SCALE / SCALE_PPS))
+                  <= int(pool.dram_per_s[kind]))
     if "links" not in without:
-        _links(m, spec, x, on_host, boxes, pool)
+        _links(m, spec, x, step, on_host, boxes, pool)
     if implied:
-        _implied(m, spec, carry, n, used, on_host, on_socket, boxes, slots)
+        _implied(m, spec, demand, carry, n, used, on_host, on_socket, boxes, slots)
     hops_host = sum(on_host.values()) - len(spec.chains)
     hops_socket = sum(on_socket.values()) - sum(on_host.values())
     cost = (int(spec.cost_core * SCALE_COST) * sum(n.values())
@@ -155,7 +160,14 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
             + int(spec.cost_hop_socket * SCALE_COST) * hops_socket)
     m.Minimize(cost)
     return _Model(m, n, x, used, hops_host, hops_socket, cost,
-                  sum(v for key, v in n.items() if key[4] > 0), carry)
+                  sum(v for key, v in n.items() if key[4] > 0), carry, step)
+
+
+def steps(chain) -> int:
+    """The steps a chain's traffic is counted in: STEPS, or the next multiple of its flows
+    when it has one class with ``flows`` (a flow: a whole number of steps)."""
+    flows = chain.traffic[0].flows if len(chain.traffic) == 1 else None
+    return flows * -(-STEPS // flows) if flows else STEPS
 
 
 def whole_flows(max_pps: float, chain, stateful: bool) -> float:
@@ -171,29 +183,31 @@ def whole_flows(max_pps: float, chain, stateful: bool) -> float:
     return max(max_pps - largest, 0.0)
 
 
-def _links(m, spec, x, on_host, boxes, pool) -> None:
+def _links(m, spec, x, step, on_host, boxes, pool) -> None:
     """A host's NICs carry, each way, what its instances receive: a chain on that host alone
     enters and leaves it once (its whole traffic); a chain spread over hosts may enter a host
     once for each of its services there (the vSwitch spreads each service's flows on its own,
     so a packet may come back), with the part of the traffic those instances carry (as
-    ``link_bps`` counts them; here bits a second: packets a second × bits a packet)."""
+    ``link_bps`` counts them). On a host a chain is alone on, its services carry the whole
+    traffic each: the sum over them less (services - 1) × the whole is the whole; elsewhere
+    the term is 0 (bits a second, a step's rounded up)."""
     loads = {box: [] for box in boxes}
     for c, ch in enumerate(spec.chains):
-        whole = math.ceil(ch.wire_bps / SCALE_PPS)
-        bits = math.ceil(ch.wire_bps / ch.pps)
+        bits = math.ceil(ch.wire_bps / ch.pps * step[c])
+        whole = bits * steps(ch)
         alone = m.NewBoolVar(f"alone{c}")
         spans = sum(on_host[c, kind, i] for kind, i in boxes)
         m.Add(spans == 1).OnlyEnforceIf(alone)
         m.Add(spans >= 2).OnlyEnforceIf(alone.Not())
         for kind, i in boxes:
-            load = m.NewIntVar(0, whole * len(ch.services), f"load{c}_{kind}_{i}")
-            m.Add(load >= whole * on_host[c, kind, i]).OnlyEnforceIf(alone)
-            m.Add(load >= bits * sum(v for key, v in x.items()
-                                     if key[0] == c and key[2:4] == (kind, i))
-                  ).OnlyEnforceIf(alone.Not())
-            loads[kind, i].append(load)
+            here = sum(v for key, v in x.items() if key[0] == c and key[2:4] == (kind, i))
+            only_here = m.NewBoolVar(f"alone{c}_{kind}_{i}")     # alone, on this host
+            m.AddImplication(only_here, alone)
+            m.AddImplication(only_here, on_host[c, kind, i])
+            m.AddBoolOr([alone.Not(), on_host[c, kind, i].Not(), only_here])
+            loads[kind, i].append(bits * here - (len(ch.services) - 1) * whole * only_here)
     for (kind, i), chain_loads in loads.items():
-        m.Add(sum(chain_loads) <= int(pool.nic_bps[kind] / SCALE_PPS))
+        m.Add(sum(chain_loads) <= int(pool.nic_bps[kind]))
 
 
 def link_bps(spec, x: dict, kind: str, i: int) -> float:
@@ -209,7 +223,7 @@ def link_bps(spec, x: dict, kind: str, i: int) -> float:
     return total
 
 
-def _implied(m, spec, carry, n, used, on_host, on_socket, boxes, slots) -> None:
+def _implied(m, spec, demand, carry, n, used, on_host, on_socket, boxes, slots) -> None:
     """What every plan meets anyway, stated so that CP-SAT's bound sees it: at least so many
     instances per service (its demand over the best instance's capacity); the hosts and sockets
     a chain spans hold its instances; the hosts used hold them all."""
@@ -218,11 +232,10 @@ def _implied(m, spec, carry, n, used, on_host, on_socket, boxes, slots) -> None:
     room = sum(cap_k for *_, cap_k in slots)
     per_chain = []
     for c, ch in enumerate(spec.chains):
-        demand = math.ceil(ch.pps / SCALE_PPS)
         total, most = [], 0
         for s in range(len(ch.services)):
             best = max(carry[c, s, kind, k] for kind, _, k, _ in slots)
-            least = -(-demand // max(best, 1))
+            least = -(-demand[c] // max(best, 1))
             n_s = m.NewIntVar(least, max(least, room), f"N{c}_{s}")
             m.Add(n_s == sum(n[c, s, kind, i, k] for kind, i, k, _ in slots))
             total.append(n_s)
@@ -263,7 +276,7 @@ def solve(model: _Model, time_limit_s: float, tie_break: bool = True) -> Solutio
             best = second
         best = _balance(model, best)
     return Solution({key: best.Value(v) for key, v in model.n.items()},
-                    {key: best.Value(v) * SCALE_PPS for key, v in model.x.items()},
+                    {key: best.Value(v) * model.step[key[0]] for key, v in model.x.items()},
                     {key: best.Value(v) for key, v in model.used.items()},
                     {"hops_host": best.Value(model.hops_host),
                      "hops_socket": best.Value(model.hops_socket)},
