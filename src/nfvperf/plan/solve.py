@@ -4,9 +4,10 @@ before solving, the integer program solved (``program``), and the plan as the JS
 (the batching model at each instance's share), per-host use of cores, memory and links, and
 what binds.
 
-Traffic is split over a service's instances in proportion to what each can carry (flow-affine
-weights: the vSwitch's `weighted` policy); chain latency is the sum of its services' p99s
-(an upper bound: the p99 of a sum is at most the sum of the p99s)."""
+The program splits each service's traffic over its instances (the weights of the vSwitch's
+flow-affine `weighted` policy), the busiest as idle as it can be; chain latency is the sum of
+its services' p99s (an upper bound: the p99 of a sum is at most the sum of the p99s), chain
+loss a packet's at any service."""
 
 from __future__ import annotations
 
