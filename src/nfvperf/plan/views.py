@@ -46,13 +46,13 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
             Column("cores_used", "cores used"), Column("cores", "of"),
             Column("memory_pct", "memory %", number(0)),
             Column("links_pct", "links %", number(0))],
-            title="hosts (memory: each instance at its most; links: each chain it serves, whole)"))
+            title="what each host uses"))
         if "resources" in d:
             out.append(table(d["resources"], [
                 Column("resource", "resource", justify="left"),
                 Column("binds", "binds", lambda v: "?" if v is None else "yes" if v else "no"),
                 Column("cost_without", "cost without its limit", lambda v: f"{v:g}")],
-                title=f"each resource lifted in turn (the plan: cost {d['cost']:g})"))
+                title="each resource lifted"))
         out.append(table([{"what": b} for b in d["binding"]],
                          [Column("what", "what binds", justify="left")], title="binding"))
     return out
