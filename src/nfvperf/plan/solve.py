@@ -108,14 +108,16 @@ def _what_binds(spec, caps, pool, found: Solution, time_limit_s) -> list[dict]:
     proves none cheaper) or not known in the time (``binds`` None)."""
     rows = []
     for r in RESOURCES:
+        words, verb, its = _RESOURCE_WORDS[r]
         try:
             other = solve(build(spec, caps, pool, frozenset({r})),
                           time_limit_s / len(RESOURCES), tie_break=False)
-        except Infeasible:
-            continue                 # more freedom cannot leave no plan; out of time
+        except Infeasible:           # more freedom cannot leave no plan: out of time
+            rows.append({"resource": r, "binds": None, "cost_without": None,
+                         "says": f"{words}: no plan found without {its} limit in the time"})
+            continue
         binds = (True if other.cost < found.cost - 1e-9
                  else False if other.bound >= found.cost - 1e-9 else None)
-        words, verb, its = _RESOURCE_WORDS[r]
         says = (f"{words} {verb}: without {its} limit the plan would cost {other.cost:g} "
                 f"({sum(other.n.values())} cores, {sum(other.used.values())} hosts) instead "
                 f"of {found.cost:g}" if binds else

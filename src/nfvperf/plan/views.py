@@ -51,7 +51,8 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
             out.append(table(d["resources"], [
                 Column("resource", "resource", justify="left"),
                 Column("binds", "binds", lambda v: "?" if v is None else "yes" if v else "no"),
-                Column("cost_without", "cost without its limit", lambda v: f"{v:g}")],
+                Column("cost_without", "cost without its limit",
+                       lambda v: "–" if v is None else f"{v:g}")],
                 title="each resource lifted"))
         out.append(table([{"what": b} for b in d["binding"]],
                          [Column("what", "what binds", justify="left")], title="binding"))
