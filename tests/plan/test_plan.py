@@ -68,10 +68,10 @@ def test_a_hosts_memory_serves_its_instances_dram_accesses():
     cap = capacity(spec(), spec().chains[0], 0, XEON)
     assert r["cores"] == math.ceil(150e6 / cap.max_pps) <= XEON.cores
     assert r["hosts"] == {"x": 2}
-    for host in ("x-0", "x-1"):
-        on = sum(p["instances"] for p in r["chains"][0]["services"][0]["placement"]
-                 if p["host"] == host)
-        assert on * cap.max_pps * cap.dram_per_packet <= 111.09e6
+    for host in ("x-0", "x-1"):              # the accesses of the packets each host carries
+        carried = sum(p["instances"] * p["pps_per_instance"] * p["dram_per_packet"]
+                      for p in r["chains"][0]["services"][0]["placement"] if p["host"] == host)
+        assert carried <= 111.09e6
     assert all(u["memory_pct"] <= 100 for u in r["usage"])
     binds = {x["resource"]: x for x in r["resources"]}
     assert binds["memory"]["binds"] and binds["memory"]["cost_without"] < r["cost"]

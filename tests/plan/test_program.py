@@ -82,6 +82,8 @@ def test_the_data_centre_example_is_proved_optimal():
         for svc in chain["services"]:
             carried = sum(p["instances"] * p["pps_per_instance"] for p in svc["placement"])
             assert carried == pytest.approx(chain["demand_mpps"] * 1e6)
+            for p in svc["placement"]:       # never past what meets the targets
+                assert p["pps_per_instance"] <= p["max_pps_per_instance"] * (1 + 1e-9)
             assert svc["loss"] <= 1e-5
         assert chain["latency_p99_us"] <= chain["latency_target_us"]
         # lost at any of its services: at least at the worst, at most the sum

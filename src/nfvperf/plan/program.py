@@ -28,7 +28,8 @@ from dataclasses import dataclass
 RESOURCES = ("cores", "memory", "links")
 # CP-SAT wants integers: a chain's traffic in STEPS equal steps (a multiple of its flows when
 # it names them, so that a flow is a whole number of steps); what an instance may carry rounded
-# up to a step (by less than 10^-5 of the chain's traffic; exact for whole flows); DRAM
+# down to a step (by less than 10^-5 of the chain's traffic; exact for whole flows: rounded
+# up, an instance at its most was loaded past its loss target, 1.005e-5 for 1e-5); DRAM
 # accesses and link bits of a step rounded up; costs in thousandths. No constraint is switched
 # by a literal over a large domain: with link loads as variables of 10^10 bits a second enforced
 # by "alone on this host", CP-SAT (9.15, 8 workers) now and then claimed a plan optimal that
@@ -104,9 +105,9 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     demand = {c: steps(ch) for c, ch in enumerate(spec.chains)}
     step = {c: ch.pps / demand[c] for c, ch in enumerate(spec.chains)}   # packets a second
     # (never more than the whole chain: small numbers)
-    carry = {(c, s, kind, k): min(demand[c], math.ceil(
+    carry = {(c, s, kind, k): min(demand[c], math.floor(
                 whole_flows(caps[c, s, kind, k > 0].max_pps, spec.chains[c],
-                            spec.chains[c].services[s].stateful) / step[c] - 1e-6))
+                            spec.chains[c].services[s].stateful) / step[c] + 1e-6))
              for c, s in services for kind, _, k, _ in slots}
     chains = range(len(spec.chains))
     m = cp_model.CpModel()
