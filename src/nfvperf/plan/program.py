@@ -15,7 +15,7 @@ host. Besides the placement the program states what a plan implies in aggregate 
 many instances per service (its demand over the best instance's capacity), hosts and sockets
 enough for each chain's instances and for all of them — so that CP-SAT's bound reaches the
 cost of the best plan rather than a fractional relaxation's (the 60-host example: proved
-optimal in 6-8 s, where without them the bound stays 7 % below after 30 s). Identical hosts
+optimal in 5-8 s, where without them the bound stays 7 % below after 30 s). Identical hosts
 are used in order, fullest first (symmetry)."""
 
 from __future__ import annotations
