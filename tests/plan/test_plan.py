@@ -149,6 +149,9 @@ def test_plan_files_name_models_relative_to_themselves(cli):
     nat, ids = json.loads(out)["chains"][0]["services"]
     assert (nat["nf"], ids["nf"]) == ("nat", "ids")
     assert ids["instances"] > 5 * nat["instances"] >= 5
+    # the split is balanced: every IDS instance equally busy, on either socket
+    shares = [p["pps_per_instance"] / p["max_pps_per_instance"] for p in ids["placement"]]
+    assert max(shares) - min(shares) < 0.01
 
 
 def test_the_second_socket_reads_from_the_nics_socket():

@@ -70,7 +70,7 @@ class _Model:
     hops_socket: object
     cost: object             # the objective, in thousandths
     remote: object           # instances on a socket other than the NIC's
-    carry: dict              # (chain, service, kind, socket) -> what an instance may carry
+    most: dict               # (chain, service, kind, socket) -> what an instance may carry
     step: dict               # chain -> packets a second in a step of its traffic
 
 
@@ -104,11 +104,11 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
     services = [(c, s) for c, ch in enumerate(spec.chains) for s in range(len(ch.services))]
     demand = {c: steps(ch) for c, ch in enumerate(spec.chains)}
     step = {c: ch.pps / demand[c] for c, ch in enumerate(spec.chains)}   # packets a second
-    # (never more than the whole chain: small numbers)
-    carry = {(c, s, kind, k): min(demand[c], math.floor(
+    most = {(c, s, kind, k): math.floor(
                 whole_flows(caps[c, s, kind, k > 0].max_pps, spec.chains[c],
-                            spec.chains[c].services[s].stateful) / step[c] + 1e-6))
-             for c, s in services for kind, _, k, _ in slots}
+                            spec.chains[c].services[s].stateful) / step[c] + 1e-6)
+            for c, s in services for kind, _, k, _ in slots}
+    carry = {key: min(v, demand[key[0]]) for key, v in most.items()}   # small numbers
     chains = range(len(spec.chains))
     m = cp_model.CpModel()
     n = {(c, s, kind, i, k): m.NewIntVar(0, cap_k, f"n{c}_{s}_{kind}_{i}_{k}")
@@ -161,7 +161,7 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
             + round(spec.cost_hop_socket * SCALE_COST) * hops_socket)
     m.Minimize(cost)
     return _Model(m, n, x, used, hops_host, hops_socket, cost,
-                  sum(v for key, v in n.items() if key[4] > 0), carry, step)
+                  sum(v for key, v in n.items() if key[4] > 0), most, step)
 
 
 def steps(chain) -> int:
@@ -293,20 +293,22 @@ def _hint(model: _Model, solver) -> None:
 
 
 def _balance(model: _Model, solved):
-    """The instances as placed, the traffic split so that the busiest instance is as idle as
-    it can be (the highest share of what an instance may carry, least): ``x ≤ t·n·carry`` for
-    every slot with the instances fixed, ``t`` least (in thousandths). Returns the solver that
-    found the split, or ``solved`` when none was found (in 1 s)."""
+    """The instances as placed, each service's traffic split so that its busiest instance is
+    as idle as it can be (its share of what it may carry, ``t``, in thousandths: ``x ≤
+    t·n·most`` for every slot of the service), the sum over services least — each service
+    balanced as far as memory and links let it. Returns the solver that found the split, or
+    ``solved`` when none was found (in 1 s)."""
     from ortools.sat.python import cp_model
 
     m = model.m
-    t = m.NewIntVar(0, 1000, "busiest")
+    busiest = {}
     for key, n in model.n.items():
         k = solved.Value(n)
         m.Add(n == k)
         if k:
-            m.Add(1000 * model.x[key] <= k * model.carry[key[0], key[1], key[2], key[4]] * t)
-    m.Minimize(t)
+            t = busiest.setdefault(key[:2], m.NewIntVar(0, 1000, f"busiest{key[0]}_{key[1]}"))
+            m.Add(1000 * model.x[key] <= k * model.most[key[0], key[1], key[2], key[4]] * t)
+    m.Minimize(sum(busiest.values()))
     _hint(model, solved)
     third = _solver(1.0)
     return third if third.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else solved
