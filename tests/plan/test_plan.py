@@ -259,3 +259,26 @@ def test_several_classes_of_flows_leave_room_for_the_largest():
     assert whole_flows(16e6, p.chains[0], stateful=False) == 16e6
     r = plan(p)
     assert r["cores"] == math.ceil(21e6 / (capacity(p, p.chains[0], 0, XEON).max_pps - 5e6))
+
+
+def test_capacities_are_computed_once_per_nf_host_mix_and_targets(monkeypatch):
+    """Two chains that differ only in rate share their capacities (what an instance carries
+    does not depend on the chain's rate); another mix of frame sizes does not."""
+    import nfvperf.plan.solve as solve_mod
+
+    calls = []
+    real = solve_mod.capacity
+
+    def counted(*a, **kw):
+        calls.append(a[1].name)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(solve_mod, "capacity", counted)
+    one = {"services": [{"nf": "bng"}], "traffic": [{"frame_bytes": 64, "rate_mpps": 2}]}
+    p = spec(chains=[{"name": "a", **one},
+                     {"name": "b", **one, "traffic": [{"frame_bytes": 64, "rate_mpps": 5}]},
+                     {"name": "c", **one, "traffic": [{"frame_bytes": 512, "rate_mpps": 2}]}])
+    caps, _ = solve_mod.capacities(p)
+    assert calls == ["a", "a", "c", "c"]                 # socket 0 and another, per mix
+    assert caps[0, 0, "x", False] is caps[1, 0, "x", False]
+    assert caps[2, 0, "x", False].cycles_per_packet != caps[0, 0, "x", False].cycles_per_packet

@@ -82,10 +82,19 @@ def capacities(spec: PlanSpec, progress=None) -> tuple[dict, Pool]:
     jobs = [(c, s, h.name, r) for c, ch in enumerate(spec.chains)
             for s in range(len(ch.services)) for h in spec.hosts
             for r in ((False, True) if pool.sockets[h.name] > 1 else (False,))]
+    # the same NF on the same kind of host with the same traffic mix and targets carries the
+    # same, whatever the chain's rate: computed once
+    done: dict[tuple, Capacity] = {}
     for i, (c, s, h, r) in enumerate(jobs):
         if progress:
             progress(f"capacity of {spec.chains[c].name} service {s} on {h}", i, len(jobs))
-        caps[c, s, h, r] = capacity(spec, spec.chains[c], s, platforms[h], remote=r)
+        ch, svc = spec.chains[c], spec.chains[c].services[s]
+        same = (svc.nf, tuple(sorted(svc.params.items())), len(ch.services),
+                tuple((t.frame_bytes, t.pps / ch.pps) for t in ch.traffic),
+                ch.targets.loss, ch.targets.latency_p99_us, h, r)
+        if same not in done:
+            done[same] = capacity(spec, ch, s, platforms[h], remote=r)
+        caps[c, s, h, r] = done[same]
     return caps, pool
 
 
