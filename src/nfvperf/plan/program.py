@@ -150,7 +150,7 @@ def build(spec, caps, pool: Pool, without: frozenset[str] = frozenset(),
                       for key, v in x.items() if key[2:4] == (kind, i))
                   <= int(pool.dram_per_s[kind]))
     if "links" not in without:
-        _links(m, spec, x, step, on_host, boxes, pool)
+        _links(m, spec, x, demand, step, on_host, boxes, pool)
     if implied:
         _implied(m, spec, demand, carry, n, used, on_host, on_socket, boxes, slots)
     hops_host = sum(on_host.values()) - len(spec.chains)
@@ -184,7 +184,7 @@ def whole_flows(max_pps: float, chain, stateful: bool) -> float:
     return max(max_pps - largest, 0.0)
 
 
-def _links(m, spec, x, step, on_host, boxes, pool) -> None:
+def _links(m, spec, x, demand, step, on_host, boxes, pool) -> None:
     """A host's NICs carry, each way, what its instances receive: a chain on that host alone
     enters and leaves it once (its whole traffic); a chain spread over hosts may enter a host
     once for each of its services there (the vSwitch spreads each service's flows on its own,
@@ -195,7 +195,7 @@ def _links(m, spec, x, step, on_host, boxes, pool) -> None:
     loads = {box: [] for box in boxes}
     for c, ch in enumerate(spec.chains):
         bits = math.ceil(ch.wire_bps / ch.pps * step[c])
-        whole = bits * steps(ch)
+        whole = bits * demand[c]
         alone = m.NewBoolVar(f"alone{c}")
         spans = sum(on_host[c, kind, i] for kind, i in boxes)
         m.Add(spans == 1).OnlyEnforceIf(alone)
@@ -233,15 +233,13 @@ def _implied(m, spec, demand, carry, n, used, on_host, on_socket, boxes, slots) 
     room = sum(cap_k for *_, cap_k in slots)
     per_chain = []
     for c, ch in enumerate(spec.chains):
-        total, most = [], 0
+        total = []
         for s in range(len(ch.services)):
             best = max(carry[c, s, kind, k] for kind, _, k, _ in slots)
             least = -(-demand[c] // max(best, 1))
-            n_s = m.NewIntVar(least, max(least, room), f"N{c}_{s}")
-            m.Add(n_s == sum(n[c, s, kind, i, k] for kind, i, k, _ in slots))
-            total.append(n_s)
-            most += max(least, room)
-        n_c = m.NewIntVar(0, most, f"N{c}")
+            total.append(m.NewIntVar(least, max(least, room), f"N{c}_{s}"))
+            m.Add(total[-1] == sum(n[c, s, kind, i, k] for kind, i, k, _ in slots))
+        n_c = m.NewIntVar(0, room * len(ch.services), f"N{c}")
         m.Add(n_c == sum(total))
         m.Add(sum(per_host[kind] * on_host[c, kind, i] for kind, i in boxes) >= n_c)
         m.Add(sum(cap_k * on_socket[c, kind, i, k] for kind, i, k, cap_k in slots) >= n_c)

@@ -98,17 +98,22 @@ def capacities(spec: PlanSpec, progress=None) -> tuple[dict, Pool]:
     return caps, pool
 
 
+def _without(spec, caps, pool, resource: str, time_limit_s: float) -> Solution | None:
+    """The least cost with ``resource`` lifted, in a share of the time (None: no plan found)."""
+    try:
+        return solve(build(spec, caps, pool, frozenset({resource})),
+                     time_limit_s / len(RESOURCES), tie_break=False)
+    except Infeasible:
+        return None
+
+
 def _lifted(spec, caps, pool, time_limit_s) -> tuple[str, ...]:
     """An infeasible plan: the resources without which one exists (each alone)."""
     reasons = []
     for r in RESOURCES:
-        try:
-            solve(build(spec, caps, pool, frozenset({r})), time_limit_s / len(RESOURCES),
-                  tie_break=False)
-        except Infeasible:
-            continue
-        words, verb, its = _RESOURCE_WORDS[r]
-        reasons.append(f"{words} {verb}: without {its} limit a plan exists")
+        if _without(spec, caps, pool, r, time_limit_s) is not None:
+            words, verb, its = _RESOURCE_WORDS[r]
+            reasons.append(f"{words} {verb}: without {its} limit a plan exists")
     return tuple(reasons)
 
 
@@ -118,10 +123,8 @@ def _what_binds(spec, caps, pool, found: Solution, time_limit_s) -> list[dict]:
     rows = []
     for r in RESOURCES:
         words, verb, its = _RESOURCE_WORDS[r]
-        try:
-            other = solve(build(spec, caps, pool, frozenset({r})),
-                          time_limit_s / len(RESOURCES), tie_break=False)
-        except Infeasible:           # more freedom cannot leave no plan: out of time
+        other = _without(spec, caps, pool, r, time_limit_s)
+        if other is None:            # more freedom cannot leave no plan: out of time
             rows.append({"resource": r, "binds": None, "cost_without": None,
                          "says": f"{words}: no plan found without {its} limit in the time"})
             continue
@@ -183,12 +186,7 @@ def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
 
 
 def _result(spec, caps, pool: Pool, found: Solution) -> dict:
-    n, used, hops = found.n, found.used, found.hops
-    # the traffic each slot carries, the solver's kpps scaled to the demand exactly
-    sums = {}
-    for key, v in found.pps.items():
-        sums[key[:2]] = sums.get(key[:2], 0) + v
-    carried = {key: v * spec.chains[key[0]].pps / sums[key[:2]] for key, v in found.pps.items()}
+    n, used, hops, carried = found.n, found.used, found.hops, found.pps
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
         demand = ch.pps
@@ -208,7 +206,7 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
                              "utilisation": rate / cap.cpu_pps,
                              "cycles_per_packet": cap.cycles_per_packet,
                              "dram_per_packet": cap.dram_per_packet,
-                             "max_pps_per_instance": cap.max_pps, "weight": rate,
+                             "max_pps_per_instance": cap.max_pps,
                              "loss": r.loss_probability, "latency_p99_us": p99})
             p99_sum += worst_p99
             nf = caps[c, s, spec.hosts[0].name, False].nf

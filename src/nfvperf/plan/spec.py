@@ -85,12 +85,6 @@ class ChainSpec(FileModel):
         return sum(t.pps for t in self.traffic)
 
     @property
-    def flows(self) -> int | None:
-        """Flows in all its classes (None: many)."""
-        return None if any(t.flows is None for t in self.traffic) else \
-            sum(t.flows for t in self.traffic)
-
-    @property
     def largest_flow_pps(self) -> float:
         """The largest flow's packets a second (0: many, each small)."""
         return max((t.pps / t.flows for t in self.traffic if t.flows), default=0.0)

@@ -39,7 +39,7 @@ def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s
             "name": ch.name,
             # the plan's split: an instance's weight is the traffic the plan gives it
             "services": [{"nf": s["nf"], "instances": s["instances"], "policy": "weighted",
-                          "weights": [p["weight"] for p in s["placement"]
+                          "weights": [p["pps_per_instance"] for p in s["placement"]
                                       for _ in range(p["instances"])],
                           "args": ["--public-ip", "192.0.2.1{k}"] if s["nf"] == "nat" else []}
                          for s in planned["services"]],
@@ -52,10 +52,9 @@ def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s
             "rate_mpps": t.pps * scale / 1e6, "rate_gbps": None}) for t in ch.traffic]})
         for s, (svc, got) in enumerate(zip(planned["services"], measured["services"])):
             _, cycles, _ = cost_per_packet(scaled, s, platform)
-            # the busiest instance, as the plan splits the traffic
-            busiest = max(p["weight"] for p in svc["placement"]) / sum(
-                p["weight"] * p["instances"] for p in svc["placement"])
-            r = queue_at(spec, cycles, platform.cpu.clock_hz, demand * busiest).solve()
+            # the busiest instance, as the plan splits the traffic, scaled
+            busiest = scale * max(p["pps_per_instance"] for p in svc["placement"])
+            r = queue_at(spec, cycles, platform.cpu.clock_hz, busiest).solve()
             lat = [i["latency_us"]["p99"] for i in got["instances"]
                    if i["latency_us"]["p99"] is not None]
             rows.append({
