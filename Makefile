@@ -37,6 +37,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/parameter_study.py -o out/study.csv
 	$(BIN)/python benchmarks/dataplane.py -o out/dataplane
 	$(BIN)/python benchmarks/nf_parallel.py -o out/nf_parallel
+	$(BIN)/python benchmarks/scaling_soak.py
+	$(BIN)/python benchmarks/plan_dc.py
+	$(BIN)/python benchmarks/sweep_dask.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

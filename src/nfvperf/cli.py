@@ -476,11 +476,14 @@ def plan_cmd(
     from nfvperf.plan.views import plan_rows, plan_tables
 
     _quiet(quiet)
+    if not 0 < time_limit <= 3600:
+        raise InputError("0 < seconds ≤ 3600", time_limit, field="--time-limit")
+    if validate and platform is None:
+        raise InputError("--platform with this host's profile (nfvperf calibrate -o "
+                         "host.yaml)", None, field="--validate")
     spec = load_plan(plan_file)
     try:
         with _stages() as say:
-            if not 0 < time_limit <= 3600:
-                raise InputError("0 < seconds ≤ 3600", time_limit, field="--time-limit")
             result = plan(spec, progress=say, time_limit_s=time_limit, explain=explain)
     except Infeasible as exc:
         raise why(exc) from None
@@ -488,9 +491,6 @@ def plan_cmd(
         from nfvperf.plan.validate import validate_plan
         from nfvperf.plan.views import validation_table
 
-        if platform is None:
-            raise InputError("--platform with this host's profile (nfvperf calibrate -o "
-                             "host.yaml)", None, field="--validate")
         with _stages() as say:
             result["validation"] = validate_plan(spec, result, platform, progress=say)
         _emit(result, fmt, out, lambda d: [*plan_tables(d, explain),
@@ -541,9 +541,8 @@ def report_cmd(
     from nfvperf.report.html import report
 
     _quiet(quiet)
-    write_atomic(html_out, report(results))
-    if not quiet:
-        typer.echo(f"wrote {html_out}", err=True)
+    page = report(results)
+    _write_file(html_out, "--html", lambda p: write_atomic(p, page))
 
 
 @dataplane_app.command("sweep")

@@ -148,6 +148,13 @@ def _build(node: Any, path: Path_, doc: Document, loader: Any, budget: list[int]
         raise doc.error(path, "a valid YAML value", str(exc).splitlines()[0]) from None
 
 
+def relative_file(ref: str, base: Path, suffixes=(".yaml", ".yml", ".csv")) -> str:
+    """``ref`` as the reader of a file in ``base`` means it: a file beside that one when it
+    names one (by its suffix), else as it is (a packaged name)."""
+    path = base / ref
+    return str(path) if ref.endswith(suffixes) and path.is_file() else ref
+
+
 def write_atomic(path: str | os.PathLike[str], content: str | bytes) -> None:
     """Write text or bytes to ``path`` through a temporary file and a rename: all or nothing."""
     target = Path(path)

@@ -115,13 +115,13 @@ class PlanSpec(FileModel):
 def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:
     """Model and profile files named relative to the plan file, as the plan's reader sees
     them (packaged names stay as they are)."""
-    def fix(ref: str) -> str:
-        p = base / ref
-        return str(p) if ref.endswith((".yaml", ".yml")) and p.is_file() else ref
+    from nfvperf.io import relative_file
 
-    hosts = [h.model_copy(update={"platform": fix(h.platform)}) for h in spec.hosts]
-    chains = [c.model_copy(update={"services": [s.model_copy(update={"nf": fix(s.nf)})
-                                                for s in c.services]}) for c in spec.chains]
+    hosts = [h.model_copy(update={"platform": relative_file(h.platform, base)})
+             for h in spec.hosts]
+    chains = [c.model_copy(update={"services": [
+        s.model_copy(update={"nf": relative_file(s.nf, base)}) for s in c.services]})
+        for c in spec.chains]
     return spec.model_copy(update={"hosts": hosts, "chains": chains})
 
 

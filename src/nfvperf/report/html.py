@@ -16,30 +16,19 @@ from pathlib import Path
 
 from nfvperf.errors import InputError
 from nfvperf.plots import img_tag, png_bytes, pyplot
-
-
-def read_results(path: Path):
-    import pandas as pd
-
-    if not path.is_file():
-        raise InputError("a results file (.parquet or .csv)", str(path), field="RESULTS")
-    try:
-        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    except Exception as exc:    # pandas raises many kinds for a file that is not one
-        raise InputError("a results file (.parquet or .csv)", f"{path} ({exc})",
-                         field="RESULTS") from None
+from nfvperf.sweep.run import read_results
 
 
 def kind(df) -> str:
     cols = set(df.columns)
     if {"queue", "beta", "rate_mbps", "loss_probability"} <= cols:
         return "batching"
-    if {"model", "throughput_mpps"} <= cols or {"frame_bytes", "throughput_mpps",
-                                                  "cycles_per_packet"} <= cols:
+    if {"frame_bytes", "throughput_mpps", "cycles_per_packet"} <= cols:   # drawn over frame_bytes
         return "estimate"
     if {"scale", "cores"} <= cols:
         return "plan"
-    raise InputError("results of nfvperf sweep (batching, estimate or plan)",
+    raise InputError("results of nfvperf sweep (batching; estimate over frame_bytes; plan over "
+                     "scale)",
                      ", ".join(sorted(cols)[:8]), field="RESULTS")
 
 

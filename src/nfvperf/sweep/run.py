@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nfvperf.errors import InputError
+from nfvperf.errors import InputError, NfvperfError
+from nfvperf.io import relative_file, write_atomic
 from nfvperf.sweep.spec import SweepSpec
 
 #: arguments that name files, taken relative to the sweep file
@@ -20,29 +21,34 @@ WRITE_EVERY_S = 2.0
 
 
 def _resolve(args: dict[str, Any], base: Path) -> dict[str, Any]:
-    out = dict(args)
-    for k in FILE_ARGS:
-        v = out.get(k)
-        if isinstance(v, str) and v.endswith((".yaml", ".yml", ".csv")) and (base / v).is_file():
-            out[k] = str(base / v)
-    return out
+    return {k: relative_file(v, base) if k in FILE_ARGS and isinstance(v, str) else v
+            for k, v in args.items()}
 
 
-def _read(path: Path):
+def _key(value) -> str:
+    """A grid value as it is compared with one read back (a whole number written as 1 is
+    read back from CSV or Parquet as 1.0)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(float(value))
+    return str(value)
+
+
+def read_results(path: Path, field: str = "RESULTS"):
+    """A sweep's results (Parquet or CSV) as a DataFrame; InputError naming ``field``."""
     import pandas as pd
 
-    if not path.exists():
-        return None
-    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if not path.is_file():
+        raise InputError("a results file (.parquet or .csv)", str(path), field=field)
+    try:
+        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    except Exception as exc:    # pandas raises many kinds for a file that is not one
+        raise InputError("a results file (.parquet or .csv)", f"{path} ({exc})",
+                         field=field) from None
 
 
 def _write(df, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    if path.suffix == ".parquet":
-        df.to_parquet(tmp, index=False)
-    else:
-        df.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    write_atomic(path, df.to_parquet(index=False) if path.suffix == ".parquet"
+                 else df.to_csv(index=False))
 
 
 def client_for(scheduler: str, workers: int | None):
@@ -73,11 +79,14 @@ def sweep(spec: SweepSpec, base: Path, out: Path, *, scheduler: str = "local",
 
     if out.suffix not in (".parquet", ".csv"):
         raise InputError("a .parquet or .csv file", str(out), field="-o")
+    if not out.parent.is_dir():
+        raise InputError("a file in a folder that exists", str(out), field="-o")
     points = spec.points()
     grid = list(spec.grid)
-    old = _read(out)
-    done = set() if old is None else set(map(tuple, old[grid].astype(str).values.tolist()))
-    todo = [p for p in points if tuple(str(p[g]) for g in grid) not in done]
+    old = read_results(out, "-o") if out.exists() else None
+    done = set() if old is None else {tuple(_key(v) for v in row)
+                                      for row in old[grid].itertuples(index=False)}
+    todo = [p for p in points if tuple(_key(p[g]) for g in grid) not in done]
     rows = [] if old is None else old.to_dict("records")
     t0 = time.perf_counter()
     summary = {"sweep": spec.name, "run": spec.run, "points": len(points),
@@ -92,17 +101,24 @@ def sweep(spec: SweepSpec, base: Path, out: Path, *, scheduler: str = "local",
                              [{**fixed, **_resolve(p, base)} for p in todo], pure=False)
         point_of = {f.key: p for f, p in zip(futures, todo)}
         last = time.perf_counter()
-        for i, f in enumerate(as_completed(futures), 1):
-            row = f.result()
-            for g in grid:                  # the grid's values as written, not resolved
-                row[g] = point_of[f.key][g]
-            rows.append(row)
-            if progress:
-                progress(f"{spec.run} points", i, len(todo))
-            if time.perf_counter() - last > WRITE_EVERY_S:
+        try:
+            for i, f in enumerate(as_completed(futures), 1):
+                try:
+                    row = f.result()
+                except NfvperfError as exc:     # one line naming the point, what is done kept
+                    raise InputError(f"arguments its run takes ({exc})",
+                                     point_of[f.key], field="grid point") from None
+                for g in grid:              # the grid's values as written, not resolved
+                    row[g] = point_of[f.key][g]
+                rows.append(row)
+                if progress:
+                    progress(f"{spec.run} points", i, len(todo))
+                if time.perf_counter() - last > WRITE_EVERY_S:
+                    _write(pd.DataFrame(rows), out)
+                    last = time.perf_counter()
+        finally:
+            if rows:
                 _write(pd.DataFrame(rows), out)
-                last = time.perf_counter()
-        _write(pd.DataFrame(rows), out)
     finally:
         client.close()
         if cluster is not None:

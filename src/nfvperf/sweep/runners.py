@@ -63,6 +63,7 @@ def estimate(model: str, platform: str = "xeon-e5-2690v2", frame_bytes: int = 64
 
 def plan(plan: str, scale: float = 1.0, time_limit_s: float = 10.0) -> dict[str, Any]:
     """A plan with its chains' traffic multiplied by ``scale`` (traffic growth)."""
+    from nfvperf.plan.program import NoPlanInTime
     from nfvperf.plan.solve import Infeasible
     from nfvperf.plan.solve import plan as solve
     from nfvperf.plan.spec import load_plan
@@ -74,9 +75,9 @@ def plan(plan: str, scale: float = 1.0, time_limit_s: float = 10.0) -> dict[str,
                              if v is not None}) for t in c.traffic]}) for c in spec.chains]
     try:
         r = solve(spec.model_copy(update={"chains": chains}), time_limit_s=time_limit_s)
-    except Infeasible as exc:
-        return {"feasible": False, "cores": None, "hosts": None, "cost": None,
-                "optimal": None, "why": "; ".join(exc.reasons)}
+    except Infeasible as exc:       # feasible unknown (None) when only the time ran out
+        return {"feasible": None if isinstance(exc, NoPlanInTime) else False, "cores": None,
+                "hosts": None, "cost": None, "optimal": None, "why": "; ".join(exc.reasons)}
     return {"feasible": True, "cores": r["cores"], "hosts": sum(r["hosts"].values()),
             "cost": r["cost"], "optimal": r["optimal"], "why": ""}
 

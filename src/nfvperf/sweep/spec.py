@@ -9,17 +9,18 @@
       rate_mbps: {from: 500, to: 10000, step: 500}
 
 A grid value is a list or a range (``from``, ``to`` included, ``step``). Files (plans, NF
-models, platform profiles: ``.yaml``) are named relative to the sweep file; packaged names stay
-as they are.
+models, platform profiles, service-time tables) are named relative to the sweep file
+(``run.sweep``); packaged names stay as they are.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from nfvperf.validation import FileModel
 
@@ -31,8 +32,15 @@ class Range(FileModel):
     to: float
     step: float = Field(gt=0)
 
+    @model_validator(mode="after")
+    def _ordered(self) -> Range:
+        if self.to < self.from_:
+            raise ValueError("to ≥ from")
+        return self
+
     def values(self) -> list[float]:
-        n = round((self.to - self.from_) / self.step)
+        """from, from + step, ... up to to (included when a whole number of steps away)."""
+        n = math.floor((self.to - self.from_) / self.step + 1e-9)
         vals = [self.from_ + i * self.step for i in range(n + 1)]
         return [int(v) if float(v).is_integer() else v for v in vals]
 
@@ -41,7 +49,7 @@ class SweepSpec(FileModel):
     name: str = "sweep"
     run: Literal["batching", "estimate", "plan"]
     fixed: dict[str, Any] = Field(default_factory=dict)
-    grid: dict[str, list[Any] | Range] = Field(min_length=1)
+    grid: dict[str, Annotated[list[Any], Field(min_length=1)] | Range] = Field(min_length=1)
 
     def points(self) -> list[dict[str, Any]]:
         """Every combination of the grid's values, in order."""
@@ -58,13 +66,4 @@ def load_sweep(path: str | Path) -> SweepSpec:
     bad = check(spec)
     if bad is not None:
         raise doc.error(*bad)
-    base = Path(path).resolve().parent
-
-    def fix(v):
-        p = base / v if isinstance(v, str) and v.endswith((".yaml", ".yml")) else None
-        return str(p) if p is not None and p.is_file() else v
-
-    return spec.model_copy(update={
-        "fixed": {k: fix(v) for k, v in spec.fixed.items()},
-        "grid": {k: v if isinstance(v, Range) else [fix(x) for x in v]
-                 for k, v in spec.grid.items()}})
+    return spec
