@@ -902,21 +902,18 @@ nfvp_gen_enqueue(struct nfvp_gen *g, struct rte_ring *r, struct rte_mbuf **pkts,
 	unsigned int ok = rte_ring_enqueue_burst(r, (void **)pkts, n, NULL), i;
 
 	g->st.sent += ok;
-	if (g->n_cls > 1)
-		for (i = 0; i < n; i++) {
+	if (unlikely(ok < n)) {
+		/* a class counted its packets sent as it built them; the refused ones, still
+		 * ours (those enqueued belong to the vSwitch now: not to be read), go back */
+		for (i = ok; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			const struct nfvp_stamp *st = rte_pktmbuf_mtod_offset(
 				m, const struct nfvp_stamp *, m->data_len - sizeof(*st));
 			struct nfvp_gen_class *c = nfvp_gen_class_of(g, st->gen_flow);
 
-			if (i < ok)
-				c->st.sent++;
-			else
-				c->st.tx_dropped++;
+			c->st.sent--;
+			c->st.tx_dropped++;
 		}
-	else
-		g->cls[0].st.sent += ok, g->cls[0].st.tx_dropped += n - ok;
-	if (unlikely(ok < n)) {
 		rte_pktmbuf_free_bulk(pkts + ok, n - ok);
 		g->st.tx_dropped += n - ok;
 	}
@@ -1010,6 +1007,7 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 				*(rte_be32_t *)((uint8_t *)ip - 4) = rte_cpu_to_be_32(k);
 		}
 		g->seq++;
+		c->st.sent++;
 		s->magic = NFVP_STAMP_MAGIC;
 		s->gen_flow = (uint16_t)(c->first_flow + flow);
 		stamp_off[i] = c->stamp_off;

@@ -58,6 +58,14 @@ wake(struct vs_nf *nf)
 	nf->pending_since = 0;
 }
 
+/* n packets meant for nf, dropped because its ring (or, isolated, its buffers) was full */
+static inline void
+drop_full(struct vswitch *vs, struct vs_nf *nf, unsigned int n)
+{
+	nf->ring_full += n;
+	vs->drops.ring_full += n;
+}
+
 static void
 nf_flush(struct vswitch *vs, struct vs_nf *nf)
 {
@@ -85,8 +93,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			vs_free(vs, pd->pkts[i]);
 	}
 	nf->sent += k;
-	nf->ring_full += pd->n - k;
-	vs->drops.ring_full += pd->n - k;
+	drop_full(vs, nf, pd->n - k);
 	pd->n = 0;
 	pd->listed = 0;
 	if (k > 0 && (vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED)) {
@@ -150,7 +157,7 @@ vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
 		uint32_t idx;
 
 		if (nf->n_free == 0) {
-			vs->drops.ring_full++;
+			drop_full(vs, nf, 1);
 			vs_free(vs, m);
 			return;
 		}

@@ -17,29 +17,28 @@ static uint32_t delta = 1;
 static uint16_t
 mpls_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t i, k = 0;
+	bool keep[NFVP_NF_MAX_BURST];
+	uint16_t i;
 
 	(void)nf;
 	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
 		uint32_t *word, v, label;
 
-		if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS)) {
-			word = (uint32_t *)(eth + 1);
-			v = rte_be_to_cpu_32(*word);
-			if ((v & 0xff) <= 1) { /* TTL expires: drop */
-				pkts[i] = pkts[n - 1 - (i - k)];
-				pkts[n - 1 - (i - k)] = m;
-				continue;
-			}
-			label = ((v >> 12) + delta) & 0xfffff;
-			v = (label << 12) | (v & 0xf00) | ((v & 0xff) - 1);
-			*word = rte_cpu_to_be_32(v);
+		keep[i] = true;
+		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS))
+			continue;
+		word = (uint32_t *)(eth + 1);
+		v = rte_be_to_cpu_32(*word);
+		if ((v & 0xff) <= 1) { /* TTL expires: drop */
+			keep[i] = false;
+			continue;
 		}
-		pkts[k++] = m;
+		label = ((v >> 12) + delta) & 0xfffff;
+		v = (label << 12) | (v & 0xf00) | ((v & 0xff) - 1);
+		*word = rte_cpu_to_be_32(v);
 	}
-	return k;
+	return nfvp_nf_keep(pkts, n, keep);
 }
 
 static int
