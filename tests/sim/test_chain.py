@@ -84,8 +84,9 @@ def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
     small, large = sorted(nat["instances"], key=lambda i: i["bytes"] / i["offered"])
     # one instance sees only small frames, the other every large one (and the small flows
     # that came before the first large frame: they stay where they were placed)
-    assert small["bytes"] == 64 * small["offered"]
-    assert large["bytes"] >= 1518 * r["classes"][0]["offered"]
+    # bytes as the vSwitch counts them (pkt_len: the frame less its FCS)
+    assert small["bytes"] == (64 - 4) * small["offered"]
+    assert large["bytes"] >= (1518 - 4) * r["classes"][0]["offered"]
     assert ids["cycles_per_packet"]["1518"] > 10 * ids["cycles_per_packet"]["64"]
 
 
@@ -134,8 +135,11 @@ def test_polling_in_turn_on_a_shared_core_costs_latency_per_process():
 
     free = mean_latency(2, 0)
     assert free == pytest.approx(1.0, rel=0.05)               # no waiting at 2 % load
-    two, four = mean_latency(2, 10), mean_latency(4, 10)
-    assert two > free + 1 and four > two + 5
+    # a packet comes at a uniform point of the round and waits for its instance's next
+    # turn: n × switch / 2 on average, a little more as rounds that serve packets run longer
+    # (the instance that has just polled waits a whole round: without that, 3.8 and 12.8 µs)
+    for n in (2, 4):
+        assert mean_latency(n, 10) == pytest.approx(free + n * 10 / 2, rel=0.2)
 
 
 def test_scale_events_add_and_remove_instances_while_packets_flow():

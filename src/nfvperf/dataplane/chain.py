@@ -217,23 +217,31 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer", frame_bytes: int 
                         macs=[chain_mac(0)], duration_s=duration_s, cpu=gen_cpu,
                         classes=classes)
         t0 = time.monotonic()
-        scaler = threading.Thread(target=_scale, args=(s, spec, t0, events), daemon=True)
+        failed: list[BaseException] = []
+        scaler = threading.Thread(target=_scale, args=(s, spec, t0, events, failed),
+                                  daemon=True)
         scaler.start()
         gen = s.wait_traffic(progress)
         scaler.join()
         report = s.close()
+    if failed:                  # a scale event the vSwitch refused: the run is not what was asked
+        raise failed[0]
     return chain_result(spec, arch, gen, report, events)
 
 
-def _scale(s, spec: ChainSpec, t0: float, events: list[dict]) -> None:
-    for e in sorted(spec.scale, key=lambda e: e.at_s):
-        time.sleep(max(0.0, t0 + e.at_s - time.monotonic()))
-        nf = spec.services[e.service].nf
-        names = [instance_name(e.service, nf, k) for k in range(e.instances)]
-        moved = s.set_service(f"s{e.service}", names,
-                              weights=vswitch_weights(e.weights, e.instances))
-        events.append({"at_s": round(time.monotonic() - t0, 3), "service": e.service,
-                       "instances": e.instances, **moved})
+def _scale(s, spec: ChainSpec, t0: float, events: list[dict],
+           failed: list[BaseException]) -> None:
+    try:
+        for e in sorted(spec.scale, key=lambda e: e.at_s):
+            time.sleep(max(0.0, t0 + e.at_s - time.monotonic()))
+            nf = spec.services[e.service].nf
+            names = [instance_name(e.service, nf, k) for k in range(e.instances)]
+            moved = s.set_service(f"s{e.service}", names,
+                                  weights=vswitch_weights(e.weights, e.instances))
+            events.append({"at_s": round(time.monotonic() - t0, 3), "service": e.service,
+                           "instances": e.instances, **moved})
+    except Exception as exc:    # noqa: BLE001 - handed to the caller's thread, raised there
+        failed.append(exc)
 
 
 def _loss(offered: int, delivered: int) -> float | None:

@@ -202,7 +202,7 @@ def _enqueue(s, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stat
     rec = t_arr[p] >= warmup_s
     if rec:
         stats[s, k, I_OFFERED] += 1
-        stats[s, k, I_BYTES] += size[cls[p]]
+        stats[s, k, I_BYTES] += size[cls[p]] - 4      # pkt_len, as the vSwitch: no FCS
     if q_n[s, k] == capacity:           # tail drop, as a full ring
         if rec:
             stats[s, k, I_DROPPED] += 1
@@ -240,14 +240,16 @@ def _any_waiting(c, cinst, c_n, q_n, K):
 @njit(cache=True)
 def _unpark(c, j, t, switch, c_n, parked, park_t, park_pos, h_t, h_i, h_n, n_inst_all):
     """A packet reached instance j of a parked core (every instance idle, turns going round
-    at `switch` each): its turn comes when the round reaches it."""
+    at `switch` each): its turn comes when the round reaches it. The instance whose turn is
+    on has polled already and found nothing (as when turns go on: it yields), so it waits a
+    whole round."""
     if not parked[c]:
         return h_n
     parked[c] = False
     steps = int((t - park_t[c]) / switch)
     cur = (park_pos[c] + steps) % c_n[c]
-    d = (j - cur) % c_n[c]
-    start = t if d == 0 else park_t[c] + (steps + d) * switch
+    d = (j - cur) % c_n[c] or c_n[c]
+    start = park_t[c] + (steps + d) * switch
     return _push(h_t, h_i, h_n, start, n_inst_all + c * 65536 + j)
 
 
