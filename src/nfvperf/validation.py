@@ -7,7 +7,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from nfvperf.errors import InputError
 from nfvperf.io import Document
 
 M = TypeVar("M", bound=BaseModel)

@@ -55,13 +55,9 @@ def samples() -> fitting.Samples:
 def extended_service(beta: int, dt_s: float) -> tuple:
     """Poisson service-time pmfs for batch sizes 0..beta around the global fit of these
     samples, extended linearly beyond their β = 256 (for studies over larger batches, as
-    Geissler et al.'s Sec. 4: the only measured service times published)."""
-    from nfvperf.batching.distributions import poisson
-
-    base = fitting.fit(samples(), BETA)
-    means = base.intercept_ns + base.slope_ns * np.arange(max(beta, BETA) + 1)
-    means[: BETA + 1] = base.mean_ns
-    return tuple(poisson(m * 1e-9 / dt_s) for m in means[: beta + 1])
+    Geissler et al.'s Sec. 4: the only measured service times published): the fit fills the
+    sizes it has no samples of from its line."""
+    return tuple(fitting.fit(samples(), max(beta, BETA)).pmfs(dt_s)[: beta + 1])
 
 
 def measured(s: fitting.Samples) -> dict[float, dict[str, object]]:

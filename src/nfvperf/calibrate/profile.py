@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from nfvperf.calibrate.host import Host
+from nfvperf.eo.costs import DFA_STATE_BYTES
 
 HASH_KEY_BYTES = 16       # the key size whose in-cache lookup prices ht_lookup
 CHECKSUM_WORD_BYTES = 2
@@ -70,12 +71,13 @@ def _inc_checksum(d: dict) -> dict[str, tuple[float, str]]:
 def _dfa(d: dict, cached: float) -> dict[str, tuple[float, str]]:
     """dfa_scan per byte: the walk over the largest table that fits L1. A scan of payload
     that does not match stays in the automaton's first levels, whose rows are few and hot."""
-    fits = [r for r in d.get("dfa", []) if r["states"] * 512 <= cached]
+    fits = [r for r in d.get("dfa", []) if r["states"] * DFA_STATE_BYTES <= cached]
     if not fits:
         return {}
     r = fits[-1]
     return {"dfa_step_cycles": (r["cycles_per_byte"]["median"],
-                                f"DFA walk, {r['states']} states ({r['states'] // 2} KB), "
+                                f"DFA walk, {r['states']} states "
+                                f"({r['states'] * DFA_STATE_BYTES >> 10} KB), "
                                 + _stat(r["cycles_per_byte"]))}
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 from nfvperf.errors import RuntimeFailure
 
 ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
-NFS = ("signature", "forward", "mpls", "counter", "l2fwd", "learnsw", "router", "nat", "bng", "ids")
 #: per NF: (stateless, what drives its cost: packets for header NFs, bytes for payload NFs)
 NF_TRAITS = {"signature": (True, "packets"), "forward": (True, "packets"),
              "mpls": (True, "packets"), "counter": (False, "packets"),
              "l2fwd": (True, "packets"), "learnsw": (False, "packets"),
              "router": (True, "packets"), "nat": (False, "packets"), "bng": (False, "packets"),
              "ids": (False, "bytes")}
+NFS = tuple(NF_TRAITS)
 #: the NFs `dataplane run` feeds with its generic traffic (the table NFs need their own:
 #: `nfvperf validate dataplane` makes it)
 RUN_NFS = NFS[:4]
@@ -29,6 +29,11 @@ HUGEPAGES = "echo 512 > /proc/sys/vm/nr_hugepages && mkdir -p /dev/hugepages && 
 def source_dir() -> Path:
     """The C sources: ``dataplane/`` at the top of the repository this package runs from."""
     return Path(__file__).resolve().parents[3] / "dataplane"
+
+
+def model_path(nf: str) -> Path:
+    """The EO model beside an NF's sources."""
+    return source_dir() / "nfs" / nf / "model.yaml"
 
 
 def build_dir() -> Path:

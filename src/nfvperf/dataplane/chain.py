@@ -42,7 +42,7 @@ WEIGHT_SCALE = 1000
 class ServiceSpec(FileModel):
     nf: str = Field(description="the NF every instance runs (" + ", ".join(NFS) + ")")
     instances: int = Field(1, ge=1, le=MAX_INSTANCES)
-    policy: Literal["flow", "weighted", "round-robin", "nf-aware"] = "flow"
+    policy: Literal[POLICIES] = "flow"
     weights: list[float] | None = Field(None, description="weighted: one per instance, ≥ 0")
     stateless: bool | None = Field(None, description="default: what the NF is")
     cost: Literal["packets", "bytes"] | None = Field(
@@ -146,6 +146,12 @@ class ChainSpec(FileModel):
         s = self.services[i]
         return s.cost or NF_TRAITS[s.nf][1]
 
+    def classes(self, frame_bytes: int, rate_pps: float, flows: int) -> list[tuple]:
+        """(frame bytes, packets a second, flows) per traffic class: the file's, or one
+        from the command line when it has none."""
+        return [(c.frame_bytes, c.rate_pps, c.flows) for c in self.traffic] or \
+            [(frame_bytes, rate_pps, flows)]
+
     def most_instances(self, i: int) -> int:
         return max([self.services[i].instances]
                    + [e.instances for e in self.scale if e.service == i])
@@ -198,8 +204,7 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer", frame_bytes: int 
     if progress:
         progress("starting the NFs", 0, 1)
     _need("vswitch", "gen", *{f"nf-{s.nf}" for s in spec.services})
-    classes = [(c.frame_bytes, c.rate_pps, c.flows) for c in spec.traffic] if spec.traffic \
-        else [(frame_bytes, rate_pps, flows)]
+    classes = spec.classes(frame_bytes, rate_pps, flows)
     total = sum(spec.most_instances(i) for i in range(len(spec.services)))
     events: list[dict] = []
     with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total)) as s:
@@ -244,26 +249,26 @@ def _scale(s, spec: ChainSpec, t0: float, events: list[dict],
         failed.append(exc)
 
 
-def _loss(offered: int, delivered: int) -> float | None:
+def loss(offered: int, delivered: int) -> float | None:
+    """Per cent of what was offered that was not delivered (None: nothing offered)."""
     return None if offered == 0 else 100.0 * (offered - delivered) / offered
 
 
 def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict, events: list[dict]) -> dict:
     """The JSON of a chain run: totals, a row per traffic class, per service and instance."""
+    from nfvperf.dataplane.run import dropped_of, latency_us
+
     dur = gen["duration_s"]
     per_nf = {nf["name"]: nf for nf in vs["per_nf"]}
     offered = gen["sent"] + gen["tx_dropped"]
 
-    def lat(d: dict) -> dict:
-        return {k: (None if d[k] is None else d[k] / 1e3) for k in ("mean", "p50", "p99")}
-
     classes = [{
         "frame_bytes": c["frame_bytes"], "rate_pps": c["rate_pps"], "flows": c["flows"],
         "offered": c["sent"] + c["tx_dropped"], "delivered": c["received"],
-        "loss_pct": _loss(c["sent"] + c["tx_dropped"], c["received"]),
+        "loss_pct": loss(c["sent"] + c["tx_dropped"], c["received"]),
         "delivered_mpps": c["received"] / dur / 1e6,
         "delivered_gbps": c["received_bytes"] * 8 / dur / 1e9,
-        "latency_us": lat(c["latency_ns"]),
+        "latency_us": latency_us(c["latency_ns"]),
     } for c in gen["classes"]]
     services = []
     for i, svc in enumerate(spec.services):
@@ -298,11 +303,10 @@ def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict, events: list[d
     return {
         "chain": spec.name, "arch": arch, "duration_s": dur,
         "offered_packets": offered, "delivered_packets": gen["received"],
-        "loss_pct": _loss(offered, gen["received"]),
+        "loss_pct": loss(offered, gen["received"]),
         "delivered_mpps": gen["received"] / dur / 1e6,
         "delivered_gbps": gen["received_bytes"] * 8 / dur / 1e9,
-        "latency_us": lat(gen["latency_ns"]),
-        "dropped": {"port_rx": gen["tx_dropped"], **{k: v for k, v in vs["dropped"].items()
-                                                     if k != "in_flight_at_stop"}},
+        "latency_us": latency_us(gen["latency_ns"]),
+        "dropped": dropped_of(gen, vs),
         "classes": classes, "services": services, "scaling": events,
     }

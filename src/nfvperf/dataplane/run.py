@@ -433,12 +433,22 @@ def _mean_batch(hist: list[int], skip_zero: bool) -> float | None:
     return sum(i * c for i, c in pairs) / n if n else None
 
 
+def dropped_of(gen: dict, vs: dict) -> dict:
+    """Where packets were dropped: at the generator's port, and the vSwitch's counts."""
+    return {"port_rx": gen["tx_dropped"], **{k: v for k, v in vs["dropped"].items()
+                                             if k != "in_flight_at_stop"}}
+
+
+def latency_us(ns: dict, keys=("mean", "p50", "p99")) -> dict:
+    """A latency summary in ns (None where nothing was measured) in µs."""
+    return {k: (None if ns[k] is None else ns[k] / 1e3) for k in keys}
+
+
 def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -> dict:
     """One result from the vSwitch's and the generator's reports (the JSON contract)."""
     wire_bits = (cfg.packet_size + WIRE_OVERHEAD_BYTES) * 8
     dur = gen["duration_s"]
-    dropped = {"port_rx": gen["tx_dropped"], **{k: v for k, v in vs["dropped"].items()
-                                                if k != "in_flight_at_stop"}}
+    dropped = dropped_of(gen, vs)
     in_flight = vs["dropped"]["in_flight_at_stop"]
     offered = gen["sent"] + gen["tx_dropped"]
     accounted = gen["received"] + sum(dropped.values()) + in_flight
@@ -459,8 +469,7 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
         "in_flight_at_stop": in_flight,
         "conservation": {"offered": offered, "accounted": accounted,
                          "balanced": offered == accounted},
-        "latency_us": {k: (None if lat[k] is None else lat[k] / 1e3)
-                       for k in ("mean", "p50", "p90", "p99", "p999", "max")},
+        "latency_us": latency_us(lat, ("mean", "p50", "p90", "p99", "p999", "max")),
         "pool": {"size": vs["pool"]["size"], "free_at_end": vs["pool"]["free"],
                  "all_returned": vs["pool"]["free"] == vs["pool"]["size"]},
         "vswitch": {"rx_batch_mean": _mean_batch(vs["rx_batch_hist"], skip_zero=True),

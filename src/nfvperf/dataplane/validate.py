@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nfvperf.dataplane.build import source_dir
+from nfvperf.dataplane.build import model_path
 from nfvperf.dataplane.run import Session, chain_mac
 from nfvperf.errors import InputError
 
@@ -94,10 +94,6 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
         # hugepages)
         "bng": _bng(1 << 16) + ([] if quick else _bng(1 << 20)),
     }
-
-
-def model_path(nf: str) -> Path:
-    return source_dir() / "nfs" / nf / "model.yaml"
 
 
 def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,

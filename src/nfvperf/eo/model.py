@@ -180,7 +180,7 @@ def load_nf(ref: str | Path) -> NFModel:
     their ranges at the smallest frame (64 B) with the default params.
     """
     from nfvperf.eo.platform import resolve_ref
-    from nfvperf.io import load_yaml, read_text
+    from nfvperf.io import read_text
 
     path, label = resolve_ref(ref, PACKAGED_DIR, packaged_models(), "model")
     return parse_nf(read_text(path), label)

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from nfvperf.dataplane.chain import ChainSpec
+from nfvperf.dataplane.chain import POLICIES, ChainSpec, loss
 from nfvperf.errors import InputError
 
-POLICY_CODES = {"flow": 0, "weighted": 1, "round-robin": 2, "nf-aware": 3}
+POLICY_CODES = {p: i for i, p in enumerate(POLICIES)}     # the kernel's POL_*
 
 
 def service_cycles(spec: ChainSpec, platform, frame_sizes: list[int]) -> np.ndarray:
     """Cycles a packet costs at each service, for each frame size: measured, or estimated."""
-    from nfvperf.dataplane.build import source_dir
+    from nfvperf.dataplane.build import model_path
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
@@ -44,7 +44,7 @@ def service_cycles(spec: ChainSpec, platform, frame_sizes: list[int]) -> np.ndar
             else:
                 out[i] = c
             continue
-        ref = svc.model or source_dir() / "nfs" / svc.nf / "model.yaml"
+        ref = svc.model or model_path(svc.nf)
         if svc.model is None and not Path(ref).is_file():
             raise InputError(f"a model or cycles_per_packet for {svc.nf} (it has no EO model)",
                              None, field=f"{field}.model")
@@ -88,8 +88,7 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
     spec.check()
     if how not in ("poisson", "paced"):
         raise InputError("poisson or paced", how, field="--arrivals")
-    classes = [(c.frame_bytes, c.rate_pps, c.flows) for c in spec.traffic] if spec.traffic \
-        else [(frame_bytes, rate_pps, flows)]
+    classes = spec.classes(frame_bytes, rate_pps, flows)
     sizes = [c[0] for c in classes]
     cycles = service_cycles(spec, platform, sizes)
     S = len(spec.services)
@@ -180,9 +179,6 @@ def _quantiles(hist: np.ndarray, n: float) -> tuple[float | None, float | None]:
 def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist, cycles,
             instance_name) -> dict:
     from nfvperf.sim import chain_kernel as kn
-
-    def loss(o, d):
-        return None if o == 0 else 100.0 * (o - d) / o
 
     cls_rows = []
     for j, (fb, rate, flows) in enumerate(classes):
