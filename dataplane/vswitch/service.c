@@ -176,13 +176,19 @@ nf_aware_decay(struct vswitch *vs, struct vs_service *s, uint64_t now)
 		s->inst_load[i] *= f;
 }
 
+/* A pinned flow's entry: its instance and its class (large or small, as its first frame
+ * was: nf-aware charges the flow's later packets to the class it was placed by) */
+#define PIN_LARGE (1u << 15)
+#define PIN(inst, large) ((void *)(uintptr_t)((inst) | ((large) ? PIN_LARGE : 0)))
+#define PIN_INST(data) ((uint16_t)((uintptr_t)(data) & (PIN_LARGE - 1)))
+
 int
 vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 {
 	struct vs_flow_key k;
 	uint16_t inst;
 	void *data;
-	int large;
+	int large = 0;
 
 	if (s->n == 0)
 		return -1;
@@ -192,21 +198,26 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 	}
 	flow_key(m, &k);
 	if (rte_hash_lookup_data(s->flows, &k, &data) >= 0) {
-		inst = (uint16_t)(uintptr_t)data;
+		inst = PIN_INST(data);
+		large = ((uintptr_t)data & PIN_LARGE) != 0;
 		goto out;
 	}
 	large = m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes;
 	if (s->policy == VS_POL_NF_AWARE) {
-		nf_aware_decay(vs, s, rte_rdtsc());
+		nf_aware_decay(vs, s, vs->now_tsc);
 		nf_aware_groups(s, large);
 		inst = nf_aware_pick(s, large);
 	} else {
 		inst = s->maglev[key_hash(&k) % VS_MAGLEV_M];
 	}
-	if (rte_hash_add_key_data(s->flows, &k, (void *)(uintptr_t)inst) < 0)
-		s->unpinned++; /* the flow table is full: this flow is not remembered */
-	else
+	if (rte_hash_add_key_data(s->flows, &k, PIN(inst, large)) < 0) {
+		/* the flow table is full: this flow is not remembered; its Maglev slot keeps it
+		 * on one instance all the same */
+		s->unpinned++;
+		inst = s->maglev[key_hash(&k) % VS_MAGLEV_M];
+	} else {
 		s->inst_flows[inst]++;
+	}
 out:
 	s->inst_pkts[inst]++;
 	s->inst_bytes[inst] += m->pkt_len;
@@ -214,7 +225,7 @@ out:
 		double cost = s->cost_bytes ? (double)m->pkt_len : 1.0;
 
 		s->inst_load[inst] += cost;
-		s->class_load[m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes] += cost;
+		s->class_load[large] += cost;
 	}
 	return s->nf[inst];
 }
@@ -280,7 +291,7 @@ service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const 
 
 	while (rte_hash_iterate(s->flows, &key, &data, &it) >= 0) {
 		const struct vs_flow_key *k = key;
-		uint16_t old = (uint16_t)(uintptr_t)data;
+		uint16_t old = PIN_INST(data);
 		uint32_t h = key_hash(k);
 
 		seen++;
@@ -293,7 +304,8 @@ service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const 
 			rte_hash_del_key(s->flows, k);
 			moved++;
 		} else {
-			rte_hash_add_key_data(s->flows, k, (void *)(uintptr_t)new_index[old]);
+			rte_hash_add_key_data(s->flows, k,
+					      PIN(new_index[old], ((uintptr_t)data & PIN_LARGE) != 0));
 		}
 	}
 	s->scalings++;
