@@ -7,6 +7,7 @@ so that ``nfvperf --help`` and an estimate start fast.
 
 from __future__ import annotations
 
+import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -437,11 +438,20 @@ def _simulate_chain(path: Path, platform: str | None, packet_size: int,
     from nfvperf.errors import InputError
     from nfvperf.sim.chain import simulate_chain
 
+    from nfvperf.units import check_frame_bytes
+
     spec = load_chain(path)
-    prof = load_platform(platform or "xeon-e5-2690v2")
+    prof = load_platform(platform or DEFAULT_PLATFORM)
     if not (0 < duration <= 60):
         raise InputError("0 < seconds ≤ 60", duration, field="--duration")
-    rate = (rate_mpps or 0.1) * 1e6
+    # the command line's one traffic class, when the file has none: checked as a file's
+    if not spec.traffic:
+        check_frame_bytes(packet_size)
+        if rate_mpps is not None and not 0 < rate_mpps < math.inf:
+            raise InputError("a rate > 0 Mpps", rate_mpps, field="--rate-mpps")
+        if not 1 <= flows <= 65536:
+            raise InputError("1..65536 flows", flows, field="--flows")
+    rate = (0.1 if rate_mpps is None else rate_mpps) * 1e6
     with _stages() as say:
         if say:
             say("simulating", 0, 1)

@@ -89,3 +89,19 @@ def test_bad_chain_spec_gives_one_line_and_starts_nothing(cli, path, tmp_path):
     assert (code, out) == (2, "")
     assert err == f"nfvperf: error: {path}{expected}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--rate-mpps", "-1"), "--rate-mpps: expected a rate > 0 Mpps, found -1.0"),
+    (("--rate-mpps", "0"), "--rate-mpps: expected a rate > 0 Mpps, found 0.0"),
+    (("--flows", "0"), "--flows: expected 1..65536 flows, found 0"),
+    (("--packet-size", "20"), "--packet-size: expected a frame size in bytes from 64 to 9216"),
+])
+def test_simulate_chain_checks_the_command_lines_traffic(cli, tmp_path, args, message):
+    """A chain file without traffic takes one class from the command line: checked as a
+    file's would be (they crashed in numpy, and a rate of 0 became 0.1 Mpps)."""
+    spec = tmp_path / "c.yaml"
+    spec.write_text("name: t\nservices:\n  - {nf: forward, instances: 2}\n")
+    code, out, err = cli("simulate", "--chain", str(spec), *args)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"nfvperf: error: {message}") and len(err.splitlines()) == 1

@@ -138,6 +138,8 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
                  or [spec.services[i].instances])[-1]
         for k, inst in enumerate(svc["instances"]):
             inst["in_service_at_end"] = k < final
+            if k >= final:              # as the data plane: a removed instance pins nothing
+                inst["flows"] = None
     return _plain(result)
 
 
@@ -211,6 +213,7 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist, cycles
                          "offered": sum(x["offered"] for x in inst),
                          "delivered": sum(x["delivered"] for x in inst),
                          "dropped": sum(x["dropped"] for x in inst),
+                         # the flows pinned now (a moved flow counts where it is)
                          "flows_pinned": sum(x["flows"] for x in inst), "flows_moved": 0,
                          "instances": inst})
     o, d = cls_stats[:, 0].sum(), cls_stats[:, 1].sum()

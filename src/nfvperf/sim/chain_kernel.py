@@ -331,7 +331,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             for kk in range(K):
                 weights[ss, kk] = sc_w[e, kk]
             for f in range(n_flows):
-                if pin[ss, f] >= sc_n[e]:
+                if pin[ss, f] >= sc_n[e]:       # its instance is gone: placed again later
+                    stats[ss, pin[ss, f], I_FLOWS] -= 1
                     pin[ss, f] = -1
                     moved[e] += 1
             e += 1
