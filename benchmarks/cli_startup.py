@@ -38,11 +38,11 @@ def main() -> None:
     cases = [
         ("python -c pass (baseline)", [py, "-c", "pass"]),
         ("nfvperf --help", [exe, "--help"]),
-        ("nfvperf estimate l2_basic_forwarding", [exe, "estimate", "l2_basic_forwarding"]),
-        ("nfvperf estimate <4 models> -f json", [exe, "estimate", "l2_basic_forwarding",
-                                                 "l2_learning_switch", "mpls_switch", "bng",
+        ("nfvperf estimate l2fwd@paper", [exe, "estimate", "l2fwd@paper"]),
+        ("nfvperf estimate <4 models> -f json", [exe, "estimate", "l2fwd@paper",
+                                                 "learnsw@paper", "mpls@paper", "bng@paper",
                                                  "-f", "json"]),
-        ("nfvperf estimate bng --packet-sizes rfc2544", [exe, "estimate", "bng",
+        ("nfvperf estimate bng --packet-sizes rfc2544", [exe, "estimate", "bng@paper",
                                                          "--packet-sizes", "rfc2544"]),
         ("nfvperf demo", [exe, "demo"]),
     ]
@@ -56,7 +56,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     import nfvperf as nfv
 
-    nf, platform = nfv.load_nf("bng"), nfv.load_platform("xeon-e5-2690v2")
+    nf, platform = nfv.load_nf("bng@paper"), nfv.load_platform("xeon-e5-2690v2")
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < 1.0:
         for size in range(64, 1519, 64):

@@ -20,7 +20,7 @@ delivered throughput, and the change in %, the median of --runs runs each; a tab
 JSON and a PNG under -o. The seed: -75.86 % loss, -21.74 % latency, +8.28 % throughput for
 pfSense NAT -> Snort IDS (Coseners 2017).
 
-The same set-ups are then simulated (nfvperf simulate --chain, costs from the NFs' EO models
+The same set-ups are then simulated (nfvperf chain simulate, costs from the NFs' EO models
 on --platform) twice: as on this machine (the NF processes poll in turn on the one NF core,
 yielding to each other: a turn costs the yield measured here, a busy one runs up to the
 kernel's slice measured here, and the host takes the core away as often and as long as
@@ -36,7 +36,9 @@ import statistics
 import time
 from pathlib import Path
 
-from nfvperf.dataplane.chain import ChainSpec, run_chain
+from nfvperf.chain import ChainSpec
+from nfvperf.dataplane.chain import run_chain
+from nfvperf.sim.options import SimOptions
 
 SETUPS = {
     "FHSH": (100_000, 400_000),
@@ -113,25 +115,29 @@ def core_stalls(cpu: int = 1, seconds: float = 3.0) -> dict:
     return {"per_s": len(gaps) / seconds, "durations_us": [g * 1e6 for _, g in gaps] or [0.0]}
 
 
-def spec(setup: str, parallel: bool, cores: float = 1.0, cpu: int | None = None,
-         quantum_us: float = 0, switch_us: float = 0, stalls: dict | None = None) -> ChainSpec:
+def spec(setup: str, parallel: bool, cpu: int | None = None) -> ChainSpec:
     large_pps, small_pps = SETUPS[setup]
     n, policy = (2, "nf-aware") if parallel else (1, "flow")
     return ChainSpec.model_validate({
         "name": f"{setup}-{'2x' if parallel else '1x'}",
         "services": [
-            {"nf": "nat", "instances": n, "policy": policy, "cores": cores, "cpu": cpu,
+            {"nf": "nat", "instances": n, "policy": policy, "cpu": cpu,
              "args": ["--public-ip", "192.0.2.1{k}"]},
-            {"nf": "ids", "instances": n, "policy": policy, "cores": cores, "cpu": cpu},
+            {"nf": "ids", "instances": n, "policy": policy, "cpu": cpu},
         ],
         "traffic": [
             {"frame_bytes": LARGE[0], "rate_pps": large_pps, "flows": LARGE[1]},
             {"frame_bytes": SMALL[0], "rate_pps": small_pps, "flows": SMALL[1]},
         ],
-        "quantum_us": quantum_us,
-        "switch_us": switch_us,
-        "stalls": stalls,
     })
+
+
+def options(cores: float = 1.0, quantum_us: float = 0, switch_us: float = 0,
+            stalls: dict | None = None) -> SimOptions:
+    """How the simulator runs it: cores per instance, turns on a shared core, stalls."""
+    return SimOptions.model_validate({
+        "services": {i: {"cores": cores} for i in range(2)}, "quantum_us": quantum_us,
+        "switch_us": switch_us, "stalls": stalls})
 
 
 def kpis(r: dict) -> dict:
@@ -188,11 +194,11 @@ def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0,
     res = {}
     for parallel in (False, True):
         if testbed:
-            s = spec(setup, parallel, cores=1.0 if parallel else 2.0)
+            s, o = spec(setup, parallel), options(cores=1.0 if parallel else 2.0)
         else:
-            s = spec(setup, parallel, cpu=1, quantum_us=quantum_us, switch_us=switch_us,
-                     stalls=stalls)
-        r = simulate_chain(s, platform, duration_s=2.0)
+            s, o = spec(setup, parallel, cpu=1), options(quantum_us=quantum_us,
+                                                        switch_us=switch_us, stalls=stalls)
+        r = simulate_chain(s, platform, o, duration_s=2.0).to_dict()
         res["two" if parallel else "one"] = kpis(r)
     res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
     return {"setup": setup, **res}
@@ -237,7 +243,8 @@ def main() -> None:
                 for k in range(a.runs):
                     print(f"{setup} {'2 instances' if parallel else '1 instance'} "
                           f"run {k + 1}", flush=True)
-                    runs.append(kpis(run_chain(spec(setup, parallel), duration_s=a.duration)))
+                    runs.append(kpis(run_chain(spec(setup, parallel),
+                                                       duration_s=a.duration).to_dict()))
                 res["two" if parallel else "one"] = median_kpis(runs)
             res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
             rows.append({"setup": setup, **res})

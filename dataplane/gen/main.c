@@ -39,9 +39,6 @@
 #include "nfvp_shm.h"
 
 #define NFVP_GEN_NAME "nfvp-gen"
-#define NFVP_GEN_MIN_FRAME 64
-#define NFVP_GEN_MAX_FRAME 1518
-#define NFVP_GEN_MAX_FLOWS 65536 /* the src address 10.0.(f >> 8).(f & 255) runs out there */
 #define NFVP_GEN_MAX_MACS 8192
 #define NFVP_GEN_TMPL_SIZE 128 /* per-flow template: the first bytes of the frame */
 #define NFVP_GEN_SRC_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
@@ -72,7 +69,6 @@ static const uint16_t nfvp_gen_l3_off[] = { 14, 18, 22, 14 + 4 + 20 + NFVP_GEN_G
  * two (resolution 1/64, about 1.6 %), up to 2^64 ns so nothing ever needs clamping. */
 #define NFVP_GEN_HIST_SUB_BITS 6
 #define NFVP_GEN_HIST_BUCKETS NFVP_HIST_BINS(NFVP_GEN_HIST_SUB_BITS, NFVP_GEN_HIST_SUB_BITS)
-#define NFVP_GEN_MAX_CLASSES 4
 
 struct nfvp_gen_stats {
 	uint64_t sent;
@@ -128,7 +124,7 @@ struct nfvp_gen_conf {
 	uint32_t src_mac_count; /* > 0: packet i's src MAC is the default + i mod count */
 	uint32_t vlan_count;    /* > 0 (qinq): packet i's tag pair k = i mod count, see usage */
 	unsigned int n_classes; /* --class given: how many */
-	struct nfvp_gen_class cls[NFVP_GEN_MAX_CLASSES];
+	struct nfvp_gen_class cls[NFVP_MAX_CLASSES];
 };
 
 struct nfvp_gen {
@@ -202,7 +198,7 @@ nfvp_gen_usage(FILE *f)
 		"  --idle spin|sleep when paced and idle: spin (default) or nap until the next\n"
 		"                    burst is due (for a CPU shared with NFs)\n"
 		"  --stats-out PATH  write the JSON report there (default: stdout)\n",
-		NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME, NFVP_GEN_MAX_FLOWS, NFVP_GEN_MAX_MACS);
+		NFVP_MIN_FRAME, NFVP_MAX_FRAME, NFVP_MAX_FLOWS, NFVP_GEN_MAX_MACS);
 }
 
 static int
@@ -331,7 +327,7 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 	};
 	int i;
 
-	c->frame_bytes = NFVP_GEN_MIN_FRAME;
+	c->frame_bytes = NFVP_MIN_FRAME;
 	c->rate_pps = 0;
 	c->duration_s = 1.0;
 	c->flows = 1;
@@ -382,11 +378,11 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 				return nfvp_gen_bad_arg(name, "a file path", val);
 			c->stats_out = val;
 		} else if (strcmp(name, "--frame-bytes") == 0) {
-			if (nfvp_gen_parse_uint(val, NFVP_GEN_MIN_FRAME, NFVP_GEN_MAX_FRAME,
+			if (nfvp_gen_parse_uint(val, NFVP_MIN_FRAME, NFVP_MAX_FRAME,
 						&u) != 0)
 				return nfvp_gen_bad_arg(name, "an integer in "
-					RTE_STR(NFVP_GEN_MIN_FRAME) ".."
-					RTE_STR(NFVP_GEN_MAX_FRAME), val);
+					RTE_STR(NFVP_MIN_FRAME) ".."
+					RTE_STR(NFVP_MAX_FRAME), val);
 			c->frame_bytes = (uint32_t)u;
 		} else if (strcmp(name, "--rate-pps") == 0) {
 			if (nfvp_gen_parse_double(val, &c->rate_pps) != 0 || c->rate_pps < 0)
@@ -395,9 +391,9 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			if (nfvp_gen_parse_double(val, &c->duration_s) != 0 || c->duration_s <= 0)
 				return nfvp_gen_bad_arg(name, "a number > 0", val);
 		} else if (strcmp(name, "--flows") == 0) {
-			if (nfvp_gen_parse_uint(val, 1, NFVP_GEN_MAX_FLOWS, &u) != 0)
+			if (nfvp_gen_parse_uint(val, 1, NFVP_MAX_FLOWS, &u) != 0)
 				return nfvp_gen_bad_arg(name, "an integer in 1.."
-					RTE_STR(NFVP_GEN_MAX_FLOWS), val);
+					RTE_STR(NFVP_MAX_FLOWS), val);
 			c->flows = (uint32_t)u;
 		} else if (strcmp(name, "--macs") == 0) {
 			if (nfvp_gen_parse_macs(c, val) != 0)
@@ -455,14 +451,15 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			double r;
 			char tail;
 
-			if (c->n_classes == NFVP_GEN_MAX_CLASSES)
-				return nfvp_gen_bad_arg(name, "at most " RTE_STR(NFVP_GEN_MAX_CLASSES)
+			if (c->n_classes == NFVP_MAX_CLASSES)
+				return nfvp_gen_bad_arg(name, "at most " RTE_STR(NFVP_MAX_CLASSES)
 							" classes", val);
 			if (sscanf(val, "%u:%lf:%u%c", &b, &r, &f, &tail) != 3 ||
-			    b < NFVP_GEN_MIN_FRAME || b > NFVP_GEN_MAX_FRAME || !(r >= 0) ||
-			    f == 0 || f > NFVP_GEN_MAX_FLOWS)
-				return nfvp_gen_bad_arg(name, "BYTES:PPS:FLOWS (64..1518, >= 0, "
-							"1..65536)", val);
+			    b < NFVP_MIN_FRAME || b > NFVP_MAX_FRAME || !(r >= 0) ||
+			    f == 0 || f > NFVP_MAX_FLOWS)
+				return nfvp_gen_bad_arg(name, "BYTES:PPS:FLOWS (" RTE_STR(NFVP_MIN_FRAME) ".."
+							RTE_STR(NFVP_MAX_FRAME) ", >= 0, 1.."
+							RTE_STR(NFVP_MAX_FLOWS) ")", val);
 			*k2 = (struct nfvp_gen_class){ .frame_bytes = b, .rate_pps = r, .flows = f };
 			c->n_classes++;
 		} else if (strcmp(name, "--encap") == 0) {
@@ -505,9 +502,9 @@ nfvp_gen_parse_args(struct nfvp_gen_conf *c, int argc, char **argv)
 			c->rate_pps += c->cls[k].rate_pps;
 			paced += c->cls[k].rate_pps > 0;
 		}
-		if (total > NFVP_GEN_MAX_FLOWS || (paced != 0 && paced != c->n_classes)) {
+		if (total > NFVP_MAX_FLOWS || (paced != 0 && paced != c->n_classes)) {
 			fprintf(stderr, NFVP_GEN_NAME ": --class: expected at most %u flows in all "
-				"and rates > 0 for all classes or for none\n", NFVP_GEN_MAX_FLOWS);
+				"and rates > 0 for all classes or for none\n", NFVP_MAX_FLOWS);
 			return -1;
 		}
 		c->flows = total;
@@ -859,7 +856,7 @@ nfvp_gen_build(struct nfvp_gen *g)
 			g->mpls[k] = rte_cpu_to_be_32((NFVP_GEN_MPLS_LABEL_BASE + k) << 12 |
 						      1u << 8 | NFVP_GEN_TTL);
 	}
-	frame = malloc(NFVP_GEN_MAX_FRAME);
+	frame = malloc(NFVP_MAX_FRAME);
 	if (frame == NULL)
 		goto nomem;
 	for (k = 0; k < g->n_cls; k++) {

@@ -11,8 +11,7 @@
 
 #include <rte_mbuf.h>
 
-/* The most packets a burst handler is given at once. */
-#define NFVP_NF_MAX_BURST 32
+#include "nfvp_limits.h" /* NFVP_NF_MAX_BURST: the most packets a burst handler is given */
 
 struct nfvp_nf; /* opaque: slot, rings, options */
 

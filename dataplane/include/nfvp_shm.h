@@ -12,12 +12,9 @@
 #include <rte_mbuf.h>
 
 #include "nfvp_hist.h"
+#include "nfvp_limits.h"
 #include "nfvp_nf.h"
 
-#define NFVP_MAX_NFS 8192
-#define NFVP_MAX_CHAINS 8192
-#define NFVP_MAX_CHAIN_LEN 16
-#define NFVP_MAX_PORTS 4
 #define NFVP_BURST NFVP_NF_MAX_BURST
 #define NFVP_CTL_MSG 4096
 
@@ -31,18 +28,7 @@
 #define NFVP_PORT_RING_FMT "nfvp_p%u_%s%u" /* port, "rx" | "tx", queue */
 #define NFVP_FDIR_HASH_NAME "nfvp_fdir"      /* dst MAC -> NIC rx queue, for arch fdir */
 
-enum nfvp_arch {
-	NFVP_ARCH_DOUBLE_BUFFER = 0,
-	NFVP_ARCH_SEMAPHORE,
-	NFVP_ARCH_SHARED_RING,
-	NFVP_ARCH_FDIR,
-	NFVP_ARCH_ISOLATED,
-	NFVP_ARCH_COUNT,
-};
-
-static const char *const nfvp_arch_names[NFVP_ARCH_COUNT] = {
-	"double-buffer", "semaphore", "shared-ring", "fdir", "isolated",
-};
+static const char *const nfvp_arch_names[NFVP_ARCH_COUNT] = { NFVP_ARCH_NAMES };
 
 /* Per-packet state carried across hops in the 8 bytes of the mbuf's hash field (first cache
  * line, unused by the ring and null PMDs; the vSwitch overwrites it on receive). */

@@ -58,7 +58,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		.arch = NFVP_ARCH_DOUBLE_BUFFER,
 		.ring_ports = 2,
 		.fdir_queues = 16,
-		.ring_size = 512,
+		.ring_size = NFVP_NF_RING_SIZE,
 		.shared_ring_size = 8192,
 		.shared_sync = RING_F_MP_RTS_ENQ,
 		.pool_mbufs = 32767,

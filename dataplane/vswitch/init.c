@@ -194,7 +194,7 @@ vs_init(struct vswitch *vs)
 	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
 	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));
 	vs->aging = calloc(vs->cfg.max_nfs, sizeof(*vs->aging));
-	vs->services = calloc(VS_MAX_SERVICES, sizeof(*vs->services));
+	vs->services = calloc(NFVP_MAX_SERVICES, sizeof(*vs->services));
 	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging || !vs->services)
 		return -ENOMEM;
 	rc = tables_create(vs);

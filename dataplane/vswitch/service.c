@@ -32,7 +32,7 @@
 
 #include "vswitch.h"
 
-const char *const vs_policy_names[] = { "flow", "weighted", "round-robin", "nf-aware" };
+const char *const vs_policy_names[NFVP_POL_COUNT] = { NFVP_POLICY_NAMES };
 
 struct vs_flow_key {
 	uint32_t a, b;   /* src and dst IPv4 address, or the MAC addresses' first 8 bytes */
@@ -80,7 +80,7 @@ name_hash(const char *s, uint32_t seed)
 static void
 maglev_build(struct vs_service *s, const struct vs_nf *nfs)
 {
-	uint32_t offset[VS_MAX_INST], skip[VS_MAX_INST], next[VS_MAX_INST];
+	uint32_t offset[NFVP_MAX_INSTANCES], skip[NFVP_MAX_INSTANCES], next[NFVP_MAX_INSTANCES];
 	uint32_t filled = 0, i, w, max_w = 0;
 
 	memset(s->maglev, 0xff, sizeof(s->maglev));
@@ -168,7 +168,7 @@ nf_aware_decay(struct vswitch *vs, struct vs_service *s, uint64_t now)
 
 	if (now - s->decay_tsc < vs->hz / 100)
 		return;
-	f = exp(-(double)(now - s->decay_tsc) / (0.1 * (double)vs->hz));
+	f = exp(-(double)(now - s->decay_tsc) / (NFVP_NF_AWARE_DECAY_MS * 1e-3 * (double)vs->hz));
 	s->decay_tsc = now;
 	s->class_load[0] *= f;
 	s->class_load[1] *= f;
@@ -192,7 +192,7 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 
 	if (s->n == 0)
 		return -1;
-	if (s->policy == VS_POL_RR) {
+	if (s->policy == NFVP_POL_RR) {
 		inst = (uint16_t)(s->rr++ % s->n);
 		goto out;
 	}
@@ -203,7 +203,7 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 		goto out;
 	}
 	large = m->pkt_len + RTE_ETHER_CRC_LEN >= s->large_bytes;
-	if (s->policy == VS_POL_NF_AWARE) {
+	if (s->policy == NFVP_POL_NF_AWARE) {
 		nf_aware_decay(vs, s, vs->now_tsc);
 		nf_aware_groups(s, large);
 		inst = nf_aware_pick(s, large);
@@ -221,7 +221,7 @@ vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m)
 out:
 	s->inst_pkts[inst]++;
 	s->inst_bytes[inst] += m->pkt_len;
-	if (s->policy == VS_POL_NF_AWARE) {
+	if (s->policy == NFVP_POL_NF_AWARE) {
 		double cost = s->cost_bytes ? (double)m->pkt_len : 1.0;
 
 		s->inst_load[inst] += cost;
@@ -235,7 +235,7 @@ vs_service_find(const struct vswitch *vs, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < VS_MAX_SERVICES; i++)
+	for (i = 0; i < NFVP_MAX_SERVICES; i++)
 		if (vs->services[i].used && strcmp(vs->services[i].name, name) == 0)
 			return (int)i;
 	return -1;
@@ -249,10 +249,10 @@ static void
 service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const uint32_t *weight,
 	    unsigned int n)
 {
-	int16_t new_index[VS_MAX_INST];
-	uint16_t old_maglev[VS_MAGLEV_M], old_nf[VS_MAX_INST], old_n = s->n;
-	uint64_t old_pkts[VS_MAX_INST], old_bytes[VS_MAX_INST], old_flows[VS_MAX_INST];
-	double old_load[VS_MAX_INST];
+	int16_t new_index[NFVP_MAX_INSTANCES];
+	uint16_t old_maglev[VS_MAGLEV_M], old_nf[NFVP_MAX_INSTANCES], old_n = s->n;
+	uint64_t old_pkts[NFVP_MAX_INSTANCES], old_bytes[NFVP_MAX_INSTANCES], old_flows[NFVP_MAX_INSTANCES];
+	double old_load[NFVP_MAX_INSTANCES];
 	const void *key;
 	void *data;
 	uint32_t it = 0, i, j;
@@ -314,7 +314,7 @@ service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf, const 
 	s->last_moved = moved;
 	s->last_hash_moved = hash_moved;
 	s->last_mod_moved = mod_moved;
-	if (s->policy == VS_POL_NF_AWARE)
+	if (s->policy == NFVP_POL_NF_AWARE)
 		nf_aware_groups(s, -1);
 }
 
@@ -336,8 +336,8 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 		if (colon != NULL) {
 			*colon = '\0';
 			w = strtoul(colon + 1, &end, 10);
-			if (*end != '\0' || colon[1] == '\0' || w > 1000) {
-				snprintf(err, len, "error service weight: expected 0..1000, found "
+			if (*end != '\0' || colon[1] == '\0' || w > NFVP_WEIGHT_MAX) {
+				snprintf(err, len, "error service weight: expected 0.." RTE_STR(NFVP_WEIGHT_MAX) ", found "
 					 "\"%.32s\"", colon + 1);
 				return -1;
 			}
@@ -345,10 +345,10 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 		for (i = 0; i < vs->n_nf_ids; i++)
 			if (vs->nfs[i].alive && strcmp(vs->nfs[i].name, item) == 0)
 				id = (int)i;
-		if (id < 0 || *n == VS_MAX_INST) {
+		if (id < 0 || *n == NFVP_MAX_INSTANCES) {
 			snprintf(err, len, id < 0 ? "error service nf: expected the name of an attached "
 				 "NF, found \"%.64s\"" : "error service: expected at most "
-				 RTE_STR(VS_MAX_INST) " instances, found more at \"%.64s\"", item);
+				 RTE_STR(NFVP_MAX_INSTANCES) " instances, found more at \"%.64s\"", item);
 			return -1;
 		}
 		for (i = 0; i < *n; i++)
@@ -379,8 +379,8 @@ void
 vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 {
 	char *verb = strtok(args, " "), *name = strtok(NULL, " ");
-	uint16_t nf[VS_MAX_INST];
-	uint32_t weight[VS_MAX_INST];
+	uint16_t nf[NFVP_MAX_INSTANCES];
+	uint32_t weight[NFVP_MAX_INSTANCES];
 	struct vs_service *s;
 	uint64_t dispatched;
 	unsigned int n, i;
@@ -415,7 +415,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 		char *policy = strtok(NULL, " "), *state = strtok(NULL, " ");
 		char *cost = strtok(NULL, " "), *large = strtok(NULL, " "), *list = strtok(NULL, " ");
 		struct rte_hash_parameters hp = {
-			.entries = VS_FLOW_ENTRIES, .key_len = sizeof(struct vs_flow_key),
+			.entries = NFVP_FLOW_ENTRIES, .key_len = sizeof(struct vs_flow_key),
 			.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
 		};
 		char hname[RTE_HASH_NAMESIZE];
@@ -440,7 +440,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 				 "found \"%.32s\"", state);
 			return;
 		}
-		if (i == VS_POL_RR && strcmp(state, "stateful") == 0) {
+		if (i == NFVP_POL_RR && strcmp(state, "stateful") == 0) {
 			snprintf(out, len, "error service policy: round-robin splits flows, expected a "
 				 "stateless NF for it");
 			return;
@@ -459,11 +459,11 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 		if (parse_instances(vs, list, nf, weight, &n, out, len) < 0)
 			return;
 		if (id < 0) {
-			for (id = 0; id < VS_MAX_SERVICES && vs->services[id].used; id++)
+			for (id = 0; id < NFVP_MAX_SERVICES && vs->services[id].used; id++)
 				;
-			if (id == VS_MAX_SERVICES) {
+			if (id == NFVP_MAX_SERVICES) {
 				snprintf(out, len, "error service: expected at most "
-					 RTE_STR(VS_MAX_SERVICES) " services");
+					 RTE_STR(NFVP_MAX_SERVICES) " services");
 				return;
 			}
 		}
@@ -486,7 +486,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 		}
 		s->used = 1;
 		snprintf(s->name, sizeof(s->name), "%s", name);
-		s->policy = (enum vs_policy)i;
+		s->policy = (enum nfvp_policy)i;
 		s->stateless = strcmp(state, "stateless") == 0;
 		s->cost_bytes = strcmp(cost, "bytes") == 0;
 		s->large_bytes = (uint32_t)lb;
@@ -505,7 +505,7 @@ vs_service_json(FILE *f, const struct vswitch *vs)
 	unsigned int i, j, first = 1;
 
 	fprintf(f, "\"services\": [");
-	for (i = 0; i < VS_MAX_SERVICES; i++) {
+	for (i = 0; i < NFVP_MAX_SERVICES; i++) {
 		const struct vs_service *s = &vs->services[i];
 
 		if (!s->used)

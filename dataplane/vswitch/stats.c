@@ -45,12 +45,14 @@ sojourn_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 {
 	if (nf->sojourn_hist == NULL || nf->sojourn_n == 0) {
 		fprintf(f, "\"sojourn_us\": {\"count\": 0, \"mean\": null, \"p50\": null, "
-			"\"p99\": null}");
+			"\"p90\": null, \"p99\": null}");
 		return;
 	}
 	fprintf(f, "\"sojourn_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"p50\": %.3f, "
-		"\"p99\": %.3f}", nf->sojourn_n, nf->sojourn_sum / (double)nf->sojourn_n * us_per_tsc,
-		lat_quantile(nf, 0.5) * us_per_tsc, lat_quantile(nf, 0.99) * us_per_tsc);
+		"\"p90\": %.3f, \"p99\": %.3f}", nf->sojourn_n,
+		nf->sojourn_sum / (double)nf->sojourn_n * us_per_tsc,
+		lat_quantile(nf, 0.5) * us_per_tsc, lat_quantile(nf, 0.9) * us_per_tsc,
+		lat_quantile(nf, 0.99) * us_per_tsc);
 }
 
 static void

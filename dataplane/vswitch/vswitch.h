@@ -82,30 +82,26 @@ struct vs_nf {
 	struct vs_pending pend;
 };
 
-#define VS_MAX_SERVICES 64
-#define VS_MAX_INST 16
 #define VS_MAGLEV_M 4093       /* prime; over 100 slots an instance keeps their shares even */
-#define VS_FLOW_ENTRIES 65536  /* pinned flows per service */
 
-enum vs_policy { VS_POL_FLOW, VS_POL_WEIGHTED, VS_POL_RR, VS_POL_NF_AWARE };
 extern const char *const vs_policy_names[];
 
 /* A chain step served by parallel instances of an NF (service.c). */
 struct vs_service {
 	int used;
 	char name[64];
-	enum vs_policy policy;
+	enum nfvp_policy policy;
 	int stateless;
 	int cost_bytes;          /* nf-aware: the NF's cost follows bytes (else packets) */
 	uint32_t large_bytes;    /* nf-aware: a flow whose first frame has this many is large */
 	uint16_t n;
-	uint16_t nf[VS_MAX_INST];
-	uint32_t weight[VS_MAX_INST];
+	uint16_t nf[NFVP_MAX_INSTANCES];
+	uint32_t weight[NFVP_MAX_INSTANCES];
 	uint16_t maglev[VS_MAGLEV_M];
 	uint64_t rr;
 	struct rte_hash *flows;  /* flow key -> instance index */
-	uint64_t inst_pkts[VS_MAX_INST], inst_bytes[VS_MAX_INST], inst_flows[VS_MAX_INST];
-	double inst_load[VS_MAX_INST];  /* nf-aware: decayed cost given to each instance */
+	uint64_t inst_pkts[NFVP_MAX_INSTANCES], inst_bytes[NFVP_MAX_INSTANCES], inst_flows[NFVP_MAX_INSTANCES];
+	double inst_load[NFVP_MAX_INSTANCES];  /* nf-aware: decayed cost given to each instance */
 	double class_load[2];           /* nf-aware: decayed cost of small [0] and large [1] */
 	unsigned int n_large;           /* nf-aware: instances 0..n_large) serve large flows */
 	uint64_t decay_tsc;
@@ -164,7 +160,7 @@ struct vswitch {
 	struct vs_chain *chains;
 	unsigned int n_chains;
 	int default_chain;            /* where packets whose MAC no chain has go; -1: dropped */
-	struct vs_service *services;  /* VS_MAX_SERVICES */
+	struct vs_service *services;  /* NFVP_MAX_SERVICES */
 	/* NFs */
 	struct vs_nf *nfs;
 	unsigned int n_nf_ids;        /* ids handed out so far */

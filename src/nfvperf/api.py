@@ -56,11 +56,13 @@ def catalogue(what: str) -> list[dict[str, Any]]:
 
 
 def json_schema(what: str) -> dict[str, Any]:
-    """The JSON Schema of model, platform, chain (``dataplane run --chain``) or plan files."""
+    """The JSON Schema of model, platform, chain, simulator options (``sim``) or plan files."""
     if what == "model":
         from nfvperf.eo.model import NFModelFile as cls
     elif what == "chain":
-        from nfvperf.dataplane.chain import ChainSpec as cls
+        from nfvperf.chain import ChainSpec as cls
+    elif what == "sim":
+        from nfvperf.sim.options import SimOptions as cls
     elif what == "plan":
         from nfvperf.plan.spec import PlanSpec as cls
     else:

@@ -126,3 +126,8 @@ def _model_of(annotation: Any) -> Any:
             return found
     return None
 
+
+
+def expected_of(cls: type[BaseModel], err: dict[str, Any]) -> str:
+    """What a pydantic error of ``cls`` expected, in the words of a file's error."""
+    return _expected(cls, err, tuple(err["loc"]))

@@ -128,7 +128,7 @@ def demo_tables(report) -> list[Any]:
     title = (f"Baldi & Sapio 2018 on {report.platform}: {n_ok} of {len(report.figures)} "
              f"printed figures reproduced, {n_doubt} inconsistent in the paper itself")
     caption = ("nfvperf = the paper's binary prefixes (--paper-units); SI = nfvperf's default "
-               "units. BNG: Figure 8 reconstructed (see `nfvperf explain bng`).")
+               "units. BNG: Figure 8 reconstructed (see `nfvperf explain bng@paper`).")
     out = [table(rows, figure_cols, title=title, caption=caption)]
 
     labels = [t["nf"] for t in report.totals]

@@ -70,7 +70,7 @@ def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_js
     assert p.memory.access_latency_s == pytest.approx(120e-9)
     assert "min 10.8, max 14.4" in text            # the spread of l2_load_cycles
     assert yaml.safe_load(text)["calibration"]["hash"][0]["entries"] == 1024
-    rows = run_json("estimate", "l2_basic_forwarding", "--platform", str(path))
+    rows = run_json("estimate", "l2fwd@paper", "--platform", str(path))
     assert rows[0]["platform"] == "synthetic" and rows[0]["cycles_per_packet"] > 0
 
 
@@ -126,7 +126,7 @@ def test_quick_calibration_of_this_host(dataplane, cli, tmp_path):
     assert dfa[-1] > dfa[0]                # a 4 MB table costs more per byte than 32 KB
     inc = d["inc_checksum"]
     assert inc[-1]["cycles"]["median"] > inc[0]["cycles"]["median"]   # 8 words vs 1
-    code, _, err = cli("estimate", "l2_basic_forwarding", "--platform", str(out))
+    code, _, err = cli("estimate", "l2fwd@paper", "--platform", str(out))
     assert code == 0, err
 
 

@@ -18,7 +18,7 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
     expected = path.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ")
     out_file = tmp_path / "out.json"
     if path.name.startswith("platform-"):
-        args = ["estimate", "l2_basic_forwarding", "--platform", str(path)]
+        args = ["estimate", "l2fwd@paper", "--platform", str(path)]
     else:
         args = ["estimate", str(path)]
     code, out, err = cli(*args, "-f", "json", "-o", str(out_file))
@@ -30,22 +30,23 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["estimate", "nope"], 'model: expected a packaged model (bng, l2_basic_forwarding, '
-     'l2_learning_switch, mpls_switch) or a YAML file, found "nope"'),
-    (["estimate", "bng", "-s", "63"], "--packet-size: expected a frame size in bytes from 64 to "
+    (["estimate", "nope"], 'model: expected a packaged model (bng, bng@paper, ids, l2fwd, '
+     'l2fwd@paper, learnsw, learnsw@paper, mpls, mpls@paper, nat, router) or a YAML file, '
+     'found "nope"'),
+    (["estimate", "bng@paper", "-s", "63"], "--packet-size: expected a frame size in bytes from 64 to "
      "9216, found 63"),
-    (["estimate", "bng", "--packet-sizes", "64,x"], "--packet-sizes: expected comma-separated "
+    (["estimate", "bng@paper", "--packet-sizes", "64,x"], "--packet-sizes: expected comma-separated "
      'frame sizes such as 64,128,256, or rfc2544, found "64,x"'),
-    (["estimate", "bng", "-c", "21"], "--cores: expected a number of cores from 1 to 20 "
+    (["estimate", "bng@paper", "-c", "21"], "--cores: expected a number of cores from 1 to 20 "
      "(platform xeon-e5-2690v2), found 21"),
-    (["estimate", "bng", "--remote-fraction", "1.5"], "--remote-fraction: expected a fraction in "
+    (["estimate", "bng@paper", "--remote-fraction", "1.5"], "--remote-fraction: expected a fraction in "
      "[0, 1], found 1.5"),
-    (["estimate", "bng", "--param", "x"], '--param: expected NAME=NUMBER, found "x"'),
-    (["estimate", "bng", "--param", "x=1"], '--param: expected a parameter of model bng (none), '
+    (["estimate", "bng@paper", "--param", "x"], '--param: expected NAME=NUMBER, found "x"'),
+    (["estimate", "bng@paper", "--param", "x=1"], '--param: expected a parameter of model bng@paper (none), '
      'found "x"'),
-    (["estimate", "bng", "-p", "nowhere.yaml"], 'nowhere.yaml: expected an existing file, found '
+    (["estimate", "bng@paper", "-p", "nowhere.yaml"], 'nowhere.yaml: expected an existing file, found '
      '"nowhere.yaml"'),
-    (["estimate", "bng", "-p", "no-such-platform"], 'platform: expected a packaged platform '
+    (["estimate", "bng@paper", "-p", "no-such-platform"], '--platform: expected a packaged platform '
      '(xeon-e5-2690v2, xeon-e5-2690v2-bng, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
 ])
 def test_bad_command_line_values(cli, args, message):
@@ -54,7 +55,7 @@ def test_bad_command_line_values(cli, args, message):
 
 
 def test_unreadable_output_directory(cli, tmp_path):
-    code, out, err = cli("estimate", "bng", "-o", str(tmp_path / "missing" / "x.txt"))
+    code, out, err = cli("estimate", "bng@paper", "-o", str(tmp_path / "missing" / "x.txt"))
     assert code == 2
     assert err.startswith("nfvperf: error: --out: expected a writable file")
 
@@ -77,31 +78,46 @@ def test_file_that_is_not_utf8(cli, tmp_path):
 BAD_CHAINS = sorted((Path(__file__).parent.parent / "data" / "bad_chain").glob("*.yaml"))
 
 
+@pytest.mark.parametrize("verb", ["run", "simulate"])
 @pytest.mark.parametrize("path", BAD_CHAINS, ids=lambda p: p.stem)
-def test_bad_chain_spec_gives_one_line_and_starts_nothing(cli, path, tmp_path):
-    """Issue 6: an unknown NF, zero instances, round-robin on a stateful NF, weights that do
-    not sum to a positive value (and the rest) are refused before any process starts: this
-    runs without DPDK."""
+def test_bad_chain_spec_gives_one_line_and_starts_nothing(cli, path, tmp_path, verb):
+    """An unknown NF, zero instances, round-robin on a stateful NF, weights that do not sum to
+    a positive value (and the rest) are refused by both back ends alike, before any process
+    starts: this runs without DPDK."""
     expected = path.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ")
     out_file = tmp_path / "out.json"
-    code, out, err = cli("dataplane", "run", "--chain", str(path), "-f", "json", "-o",
-                         str(out_file))
+    code, out, err = cli("chain", verb, str(path), "-f", "json", "-o", str(out_file))
     assert (code, out) == (2, "")
     assert err == f"nfvperf: error: {path}{expected}\n"
     assert list(tmp_path.iterdir()) == []
 
 
+def test_earlier_spellings_of_chain_verbs_work_with_a_notice(cli, tmp_path):
+    bad = BAD_CHAINS[0]
+    expected = bad.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ")
+    for old, new in ((("dataplane", "run", "--chain"), "chain run"),
+                     (("simulate", "--chain"), "chain simulate")):
+        code, out, err = cli(*old, str(bad))
+        notice, error = err.splitlines()
+        assert code == 2 and f"is now `nfvperf {new} FILE`" in notice
+        assert notice.startswith("nfvperf: notice: ") and error.endswith(expected)
+
+
+@pytest.mark.parametrize("verb", ["run", "simulate"])
 @pytest.mark.parametrize("args, message", [
-    (("--rate-mpps", "-1"), "--rate-mpps: expected a rate > 0 Mpps, found -1.0"),
-    (("--rate-mpps", "0"), "--rate-mpps: expected a rate > 0 Mpps, found 0.0"),
-    (("--flows", "0"), "--flows: expected 1..65536 flows, found 0"),
-    (("--packet-size", "20"), "--packet-size: expected a frame size in bytes from 64 to 9216"),
+    (("--rate-mpps", "-1"), "--rate-mpps: expected a number > 0, found -1.0"),
+    (("--rate-mpps", "0"), "--rate-mpps: expected a number > 0, found 0.0"),
+    (("--rate-gbps", "inf"), "--rate-gbps: expected a finite rate, found inf"),
+    (("--flows", "0"), "--flows: expected a number ≥ 1, found 0"),
+    (("--flows", "100000"), "--flows: expected at most 65536 flows in all, found 100000"),
+    (("--packet-size", "20"), "--packet-size: expected a number ≥ 64, found 20"),
 ])
-def test_simulate_chain_checks_the_command_lines_traffic(cli, tmp_path, args, message):
+def test_chain_verbs_check_the_command_lines_traffic(cli, tmp_path, args, message, verb):
     """A chain file without traffic takes one class from the command line: checked as a
-    file's would be (they crashed in numpy, and a rate of 0 became 0.1 Mpps)."""
+    file's would be, by both back ends, before anything starts (the generator took at most
+    65 536 flows where Python let 2^24 through)."""
     spec = tmp_path / "c.yaml"
     spec.write_text("name: t\nservices:\n  - {nf: forward, instances: 2}\n")
-    code, out, err = cli("simulate", "--chain", str(spec), *args)
+    code, out, err = cli("chain", verb, str(spec), *args)
     assert (code, out) == (2, "")
     assert err.startswith(f"nfvperf: error: {message}") and len(err.splitlines()) == 1

@@ -12,24 +12,24 @@ import pytest
 
 
 def test_estimate_json_is_one_object_per_path_and_size(run_json):
-    rows = run_json("estimate", "l2_basic_forwarding", "bng", "--packet-sizes", "64,128")
+    rows = run_json("estimate", "l2fwd@paper", "bng@paper", "--packet-sizes", "64,128")
     assert [(r["nf"], r["path"], r["packet_size"]) for r in rows] == [
-        ("l2_basic_forwarding", "main", 64), ("l2_basic_forwarding", "main", 128),
-        ("bng", "access", 64), ("bng", "core", 64), ("bng", "mix", 64),
-        ("bng", "access", 128), ("bng", "core", 128), ("bng", "mix", 128)]
+        ("l2fwd@paper", "main", 64), ("l2fwd@paper", "main", 128),
+        ("bng@paper", "access", 64), ("bng@paper", "core", 64), ("bng@paper", "mix", 64),
+        ("bng@paper", "access", 128), ("bng@paper", "core", 128), ("bng@paper", "mix", 128)]
     assert rows[0]["cycles_per_packet"] == 213
     assert rows[0]["platform"] == "xeon-e5-2690v2"
     assert rows[0]["cpu_bound_mpps"] == pytest.approx(3600 / 213)
 
 
 def test_estimate_paper_units_and_cores(run_json):
-    [row] = run_json("estimate", "l2_learning_switch", "--paper-units", "-c", "2")
+    [row] = run_json("estimate", "learnsw@paper", "--paper-units", "-c", "2")
     assert row["cpu_bound_mpps"] == pytest.approx(2 * 3686.4 / 352)
     assert row["units"] == "binary"
 
 
 def test_estimate_rfc2544_sweep_csv(cli):
-    code, out, err = cli("estimate", "mpls_switch", "--packet-sizes", "rfc2544", "-f", "csv")
+    code, out, err = cli("estimate", "mpls@paper", "--packet-sizes", "rfc2544", "-f", "csv")
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [int(r["packet_size"]) for r in rows] == [64, 128, 256, 512, 1024, 1280, 1518]
@@ -37,9 +37,9 @@ def test_estimate_rfc2544_sweep_csv(cli):
 
 
 def test_estimate_table(cli):
-    code, out, err = cli("estimate", "l2_basic_forwarding")
+    code, out, err = cli("estimate", "l2fwd@paper")
     assert code == 0, err
-    assert "l2_basic_forwarding" in out and "213" in out and "cpu" in out
+    assert "l2fwd@paper" in out and "213" in out and "cpu" in out
 
 
 def test_estimate_of_a_user_file_and_output_file(cli, write_yaml, tmp_path):
@@ -59,7 +59,7 @@ def test_estimate_of_a_user_file_and_output_file(cli, write_yaml, tmp_path):
 
 
 def test_explain_lines_add_up(run_json):
-    rows = run_json("explain", "bng")
+    rows = run_json("explain", "bng@paper")
     for path, total in (("access", 717), ("core", 274)):
         mine = [r for r in rows if r["path"] == path]
         assert sum(r["cycles"] for r in mine) == total
@@ -68,12 +68,12 @@ def test_explain_lines_add_up(run_json):
 
 
 def test_explain_table_shows_formulas(cli):
-    code, out, err = cli("explain", "l2_basic_forwarding", "-p", "xeon-e5-2690v2-printed")
+    code, out, err = cli("explain", "l2fwd@paper", "-p", "xeon-e5-2690v2-printed")
     assert code == 0, err
     assert "ht_lookup(1, 12, 2M, 0)" in out and "211 cycles" in out
 
 
-@pytest.mark.parametrize("what, name", [("models", "bng"), ("platforms", "xeon-e5-2690v2"),
+@pytest.mark.parametrize("what, name", [("models", "bng@paper"), ("platforms", "xeon-e5-2690v2"),
                                         ("eos", "ct_insertion")])
 def test_list(run_json, cli, what, name):
     assert name in [r["name"] for r in run_json("list", what)]
@@ -114,14 +114,14 @@ def test_demo_table_and_json(cli, run_json):
 
 def test_console_script_and_lazy_imports():
     """`python -m nfvperf` works, and an estimate does not import SciPy, numba, NumPy or plotting."""
-    code = ("import sys, runpy; sys.argv=['nfvperf','estimate','bng','-f','json'];\n"
+    code = ("import sys, runpy; sys.argv=['nfvperf','estimate','bng@paper','-f','json'];\n"
             "try: runpy.run_module('nfvperf', run_name='__main__')\n"
             "except SystemExit as e: assert not e.code, e.code\n"
             "heavy = [m for m in ('scipy','numba','numpy','matplotlib','pandas') if m in sys.modules]\n"
             "assert not heavy, heavy\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)[0]["nf"] == "bng"
+    assert json.loads(proc.stdout)[0]["nf"] == "bng@paper"
 
 
 def test_help_lists_the_verbs():
@@ -155,7 +155,7 @@ def test_packaged_and_example_files_validate_against_the_exported_schemas(cli):
 
 def test_plots_are_png(cli, tmp_path):
     est, fig = tmp_path / "est.png", tmp_path / "demo.png"
-    code, _, err = cli("estimate", "bng", "--packet-sizes", "64,128,1518", "--plot", str(est))
+    code, _, err = cli("estimate", "bng@paper", "--packet-sizes", "64,128,1518", "--plot", str(est))
     assert code == 0, err
     code, _, err = cli("demo", "-q", "--plot", str(fig))
     assert code == 0 and err == ""
@@ -165,7 +165,7 @@ def test_plots_are_png(cli, tmp_path):
 
 
 def test_plot_needs_a_sweep(cli, tmp_path):
-    code, out, err = cli("estimate", "bng", "--plot", str(tmp_path / "x.png"))
+    code, out, err = cli("estimate", "bng@paper", "--plot", str(tmp_path / "x.png"))
     assert code == 2
     assert err == "nfvperf: error: --plot: expected two or more sizes in --packet-sizes for a " \
                   "plot, found 1\n"

@@ -18,7 +18,7 @@ def test_example_model(run_json, model):
 @pytest.mark.parametrize("platform", sorted((EXAMPLES / "platforms").glob("*.yaml")),
                          ids=lambda p: p.stem)
 def test_example_platform(run_json, platform):
-    rows = run_json("estimate", "bng", "--platform", str(platform), "--cores", "6")
+    rows = run_json("estimate", "bng@paper", "--platform", str(platform), "--cores", "6")
     assert rows[0]["platform"] == platform.stem
 
 

@@ -23,19 +23,22 @@ def test_chains_cover_every_nf_and_wrap():
 
 
 @pytest.mark.parametrize("kw, field", [
-    ({"arch": "ring"}, "--arch"),
-    ({"nfs": 0}, "--nfs"),
-    ({"nfs": 1, "chain_length": 2}, "--chain-length"),
-    ({"rate_mpps": 0}, "--rate-mpps"),
-    ({"rate_mpps": -1}, "--rate-mpps"),
+    ({"arch": "ring"}, "arch"),
+    ({"nfs": 0}, "nfs"),
+    ({"nfs": 1, "chain_length": 2}, "chain_length"),
+    ({"rate_mpps": 0}, "rate_mpps"),
+    ({"rate_mpps": -1}, "rate_mpps"),
     ({"rate_mpps": None}, "rate"),
     ({"rate_gbps": 1}, "rate"),
-    ({"packet_size": 63}, "--packet-size"),
-    ({"nf": "nat"}, "--nf"),
-    ({"duration_s": 0}, "--duration"),
-    ({"nf_cpu": 4096}, "--nf-cpu"),
+    ({"packet_size": 63}, "packet_size"),
+    ({"packet_size": 1519}, "packet_size"),
+    ({"flows": 65537}, "flows"),
+    ({"nf": "nat"}, "nf"),
+    ({"duration_s": 0}, "duration_s"),
+    ({"nf_cpu": 4096}, "nf_cpu"),
 ])
-def test_bad_configuration_names_the_option(kw, field):
+def test_bad_configuration_names_the_parameter(kw, field):
+    """The library speaks of its parameters; only the command line speaks of options."""
     cfg = {"rate_mpps": 1.0, **kw}
     with pytest.raises(InputError, match=f"^{field}: expected"):
         RunConfig(**cfg).validate()
@@ -77,6 +80,14 @@ def test_cli_rejects_bad_configuration_before_starting_anything(cli):
         'isolated, found "bogus"']
     code, _, err = cli("dataplane", "run", "--nfs", "0", "--rate-mpps", "1")
     assert code == 2 and "--nfs: expected 1..8192 NFs" in err
+    # the generator's own limits, refused before any process starts (the generator took at
+    # most 65 536 flows and 1518 B frames where Python let 2^24 and 9216 B through)
+    for args, message in ((("--flows", "100000"), "--flows: expected 1..65536 flows"),
+                          (("--packet-size", "9000"), "--packet-size: expected a frame size "
+                                                      "of 64..1518 B"),
+                          (("--duration", "0"), "--duration: expected 0 < seconds")):
+        code, out, err = cli("dataplane", "run", "--rate-mpps", "1", *args)
+        assert (code, out) == (2, "") and err.startswith(f"nfvperf: error: {message}")
 
 
 def test_doctor_reports_every_check(cli):

@@ -18,8 +18,8 @@ def one(nf, platform, **kw):
 
 
 def test_cpu_bound_scales_with_cores_memory_and_link_do_not(si_platform):
-    r1 = one("l2_basic_forwarding", si_platform)
-    r4 = one("l2_basic_forwarding", si_platform, cores=4)
+    r1 = one("l2fwd@paper", si_platform)
+    r4 = one("l2fwd@paper", si_platform, cores=4)
     assert r4.cpu_bound_pps == pytest.approx(4 * r1.cpu_bound_pps)
     assert r4.memory_bound_pps == r1.memory_bound_pps
     assert r4.link_bound_pps == r1.link_bound_pps
@@ -28,19 +28,19 @@ def test_cpu_bound_scales_with_cores_memory_and_link_do_not(si_platform):
 def test_bottleneck_moves_from_cpu_to_link_to_memory(si_platform):
     """One core of basic forwarding is CPU-bound at 64 B (16.9 Mpps < 29.76 Mpps on two 10 Gbps
     ports); two cores are link-bound; at 1518 B the link binds even on one core."""
-    assert one("l2_basic_forwarding", si_platform).bottleneck == "cpu"
-    two = one("l2_basic_forwarding", si_platform, cores=2)
+    assert one("l2fwd@paper", si_platform).bottleneck == "cpu"
+    two = one("l2fwd@paper", si_platform, cores=2)
     assert two.bottleneck == "link"
     assert two.throughput_pps == pytest.approx(2 * 10e9 / (84 * 8))
-    assert one("l2_basic_forwarding", si_platform, frame_bytes=1518).bottleneck == "link"
-    access = one("bng", si_platform, cores=6, frame_bytes=78)
+    assert one("l2fwd@paper", si_platform, frame_bytes=1518).bottleneck == "link"
+    access = one("bng@paper", si_platform, cores=6, frame_bytes=78)
     assert access.bottleneck == "memory"
     assert access.throughput_pps == pytest.approx(1333e6 / 12 / 6)
 
 
 def test_link_bound_is_line_rate_with_20_bytes_per_frame(si_platform):
     """10 Gbps at 64 B is 14.88 Mpps per port (RFC 2544 framing)."""
-    r = one("mpls_switch", si_platform)
+    r = one("mpls@paper", si_platform)
     assert r.link_bound_pps_per_port == pytest.approx(14_880_952.38, rel=1e-9)
     assert r.to_dict()["link_bound_mpps"] == pytest.approx(29.7619, abs=1e-4)
 
@@ -49,18 +49,18 @@ def test_frame_size_changes_only_size_dependent_eos(si_platform):
     """DDIO: forwarding cost does not depend on packet size (Sec. 3.1.1); the BNG's GRE checksum
     does: +14 B from 64 to 78 B is 7 more words, 49 cycles."""
     sizes = [64, 128, 512, 1518]
-    assert {one("l2_basic_forwarding", si_platform, frame_bytes=s).cycles_per_packet
+    assert {one("l2fwd@paper", si_platform, frame_bytes=s).cycles_per_packet
             for s in sizes} == {213}
-    access = [one("bng", si_platform, frame_bytes=s).cycles_per_packet for s in (64, 78)]
+    access = [one("bng@paper", si_platform, frame_bytes=s).cycles_per_packet for s in (64, 78)]
     assert access[1] - access[0] == 49
 
 
 def test_remote_fraction_section_4_2(si_platform):
     """Sec. 4.2: half the packets read from the other socket; I/O_mem costs
     30 + 5·⌈(hdr+data)/64⌉ cycles and ⌈(hdr+data)/64⌉ DRAM accesses for them."""
-    rows = {r.path: r for r in estimate(load_nf("bng"), si_platform, frame_bytes=1518,
+    rows = {r.path: r for r in estimate(load_nf("bng@paper"), si_platform, frame_bytes=1518,
                                         remote_fraction=0.5)}
-    base = {r.path: r for r in estimate(load_nf("bng"), si_platform, frame_bytes=1518)}
+    base = {r.path: r for r in estimate(load_nf("bng@paper"), si_platform, frame_bytes=1518)}
     # access: hdr + data = 42 + (1500 - 28) = 1514 B -> 24 lines
     assert rows["access"].cycles_per_packet - base["access"].cycles_per_packet == pytest.approx(
         0.5 * ((30 + 5 * 24) - 36))
@@ -75,14 +75,14 @@ def test_remote_fraction_needs_two_sockets(write_yaml, si_platform):
     src = (PACKAGED_DIR / "xeon-e5-2690v2.yaml").read_text().replace("sockets: 2", "sockets: 1")
     single = load_platform(write_yaml(src, "one-socket.yaml"))
     with pytest.raises(InputError, match="2 or more sockets"):
-        one("bng", single, remote_fraction=0.5)
+        one("bng@paper", single, remote_fraction=0.5)
     with pytest.raises(InputError, match="from 1 to 10"):
-        one("bng", single, cores=11)
+        one("bng@paper", single, cores=11)
 
 
 def test_binary_prefixes_raise_cpu_rates_by_1_024(si_platform, paper_platform):
     """The paper's Mpps are 3.6·2^30/cycles/2^20: 2.4 % above SI; memory Mpps and Gbps agree."""
-    si, paper = one("l2_basic_forwarding", si_platform), one("l2_basic_forwarding", paper_platform)
+    si, paper = one("l2fwd@paper", si_platform), one("l2fwd@paper", paper_platform)
     assert paper.to_dict()["cpu_bound_mpps"] == pytest.approx(1.024 * si.to_dict()["cpu_bound_mpps"])
     assert paper.to_dict()["memory_bound_mpps"] == pytest.approx(si.to_dict()["memory_bound_mpps"])
     assert paper.to_dict()["cpu_bound_gbps"] == pytest.approx(si.to_dict()["cpu_bound_gbps"])
@@ -97,7 +97,7 @@ def test_no_dram_means_no_memory_bound(si_platform):
 
 
 def test_json_contract_keys(si_platform):
-    d = one("bng", si_platform).to_dict()
+    d = one("bng@paper", si_platform).to_dict()
     for key in ("nf", "path", "platform", "packet_size", "cores", "cycles_per_packet",
                 "dram_accesses_per_packet", "cpu_bound_mpps", "memory_bound_mpps",
                 "link_bound_mpps", "throughput_mpps", "throughput_gbps", "bottleneck"):
@@ -109,7 +109,7 @@ def test_json_contract_keys(si_platform):
 @pytest.mark.parametrize("frame", [63, 9217, 64.5, True])
 def test_frame_size_range(si_platform, frame):
     with pytest.raises(InputError, match="frame size"):
-        one("bng", si_platform, frame_bytes=frame)
+        one("bng@paper", si_platform, frame_bytes=frame)
 
 
 def test_units_parse():

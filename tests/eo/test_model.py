@@ -12,17 +12,24 @@ from nfvperf.errors import InputError
 
 
 def test_packaged_models_load_and_cite_their_source():
-    assert packaged_models() == ["bng", "l2_basic_forwarding", "l2_learning_switch",
-                                 "mpls_switch"]
+    assert packaged_models() == ["bng", "bng@paper", "ids", "l2fwd", "l2fwd@paper", "learnsw",
+                                 "learnsw@paper", "mpls", "mpls@paper", "nat", "router"]
     for name in packaged_models():
         nf = load_nf(name)
         assert nf.name == name
-        assert nf.source and "Baldi & Sapio" in nf.source
+        assert nf.source and ("Baldi & Sapio" in nf.source or "nfvperf" in nf.source)
         assert nf.description
 
 
+def test_earlier_names_load_the_paper_models_with_a_notice():
+    from nfvperf.nfs import RenamedWarning
+
+    with pytest.warns(RenamedWarning, match="l2fwd@paper"):
+        assert load_nf("l2_basic_forwarding").name == "l2fwd@paper"
+
+
 def test_bng_is_labelled_a_reconstruction_with_its_paths():
-    nf = load_nf("bng")
+    nf = load_nf("bng@paper")
     assert [p.name for p in nf.paths] == ["access", "core"]
     assert "RECONSTRUCTED" in nf.description and "Rejected" in nf.description
 

@@ -22,11 +22,11 @@ def row(platform, nf, path="main", frame=64, cores=1):
 
 
 @pytest.mark.parametrize("nf, path, cycles, dram, where", [
-    ("l2_basic_forwarding", "main", 213, 1, "Sec. 3.1.1"),
-    ("l2_learning_switch", "main", 352, 2, "Sec. 3.1.2"),
-    ("mpls_switch", "main", 224, 1, "Sec. 3.1.3"),
-    ("bng", "access", 717, 6, "Sec. 3.2 (Fig. 8 reconstructed)"),
-    ("bng", "core", 274, 1, "Sec. 3.2 (Fig. 8 reconstructed)"),
+    ("l2fwd@paper", "main", 213, 1, "Sec. 3.1.1"),
+    ("learnsw@paper", "main", 352, 2, "Sec. 3.1.2"),
+    ("mpls@paper", "main", 224, 1, "Sec. 3.1.3"),
+    ("bng@paper", "access", 717, 6, "Sec. 3.2 (Fig. 8 reconstructed)"),
+    ("bng@paper", "core", 274, 1, "Sec. 3.2 (Fig. 8 reconstructed)"),
 ])
 def test_cycles_and_dram_accesses(si_platform, nf, path, cycles, dram, where):
     """Printed per-packet costs at 64 B: 213 + 1, 352 + 2, 224 + 1, 717 + 6, 274 + 1 (exact)."""
@@ -35,10 +35,10 @@ def test_cycles_and_dram_accesses(si_platform, nf, path, cycles, dram, where):
 
 
 @pytest.mark.parametrize("nf, path, mpps", [
-    ("l2_basic_forwarding", "main", 17.31),   # Sec. 3.1.1
-    ("l2_learning_switch", "main", 10.47),    # Sec. 3.1.2
-    ("bng", "access", 5.14),                  # Sec. 3.2
-    ("bng", "core", 13.45),                   # Sec. 3.2
+    ("l2fwd@paper", "main", 17.31),   # Sec. 3.1.1
+    ("learnsw@paper", "main", 10.47),    # Sec. 3.1.2
+    ("bng@paper", "access", 5.14),                  # Sec. 3.2
+    ("bng@paper", "core", 13.45),                   # Sec. 3.2
 ])
 def test_cpu_bound_per_core_paper_units(paper_platform, nf, path, mpps):
     """Per-core Mpps at 3.6 GHz under the paper's prefixes, within half a printed digit."""
@@ -47,12 +47,12 @@ def test_cpu_bound_per_core_paper_units(paper_platform, nf, path, mpps):
 
 def test_mpls_cpu_bound_is_16_45_truncated(paper_platform):
     """Sec. 3.1.3 prints 16.45 Mpps; the model gives 16.457, which the paper truncated."""
-    value = row(paper_platform, "mpls_switch")["cpu_bound_mpps"]
+    value = row(paper_platform, "mpls@paper")["cpu_bound_mpps"]
     assert int(value * 100) / 100 == 16.45
 
 
-@pytest.mark.parametrize("nf, mpps", [("l2_basic_forwarding", 111.08), ("l2_learning_switch", 55.54),
-                                      ("mpls_switch", 111.08)])
+@pytest.mark.parametrize("nf, mpps", [("l2fwd@paper", 111.08), ("learnsw@paper", 55.54),
+                                      ("mpls@paper", 111.08)])
 def test_memory_bound(paper_platform, si_platform, nf, mpps):
     """Sec. 3.1.1-3.1.3: 111.08 Mpps with one DRAM access, 55.54 with two; MPLS 'the same as the
     basic forwarding switch'. DDR3-1333 CL9, latency (CL + 3) / data rate; the same in SI."""
@@ -61,8 +61,8 @@ def test_memory_bound(paper_platform, si_platform, nf, mpps):
 
 
 @pytest.mark.parametrize("nf, path, gbps", [
-    ("l2_basic_forwarding", "main", 11.36), ("l2_learning_switch", "main", 6.87),
-    ("mpls_switch", "main", 10.8), ("bng", "access", 3.37), ("bng", "core", 8.83)])
+    ("l2fwd@paper", "main", 11.36), ("learnsw@paper", "main", 6.87),
+    ("mpls@paper", "main", 10.8), ("bng@paper", "access", 3.37), ("bng@paper", "core", 8.83)])
 def test_cpu_bound_gbps_at_64_bytes(paper_platform, si_platform, nf, path, gbps):
     """Sec. 3: 11.36, 6.87, 10.8, 3.37, 8.83 Gbps; SI pps x (64 + 20) B x 8, so both unit
     conventions give the same figure."""
@@ -73,18 +73,18 @@ def test_cpu_bound_gbps_at_64_bytes(paper_platform, si_platform, nf, path, gbps)
 def test_bng_six_cores_78_bytes(paper_platform, si_platform):
     """Sec. 4.2: 'up to 42.5 Mpps with 78 byte packets' on 6 cores, both directions in equal
     shares (the mix row averages cycles: 766 and 274). SI gives 41.54."""
-    r = row(paper_platform, "bng", "mix", frame=78, cores=6)
+    r = row(paper_platform, "bng@paper", "mix", frame=78, cores=6)
     assert r["cpu_bound_mpps"] == pytest.approx(42.5, abs=0.05)
-    assert row(paper_platform, "bng", "access", frame=78)["cycles_per_packet"] == 766
-    assert row(si_platform, "bng", "mix", frame=78, cores=6)["cpu_bound_mpps"] == pytest.approx(
+    assert row(paper_platform, "bng@paper", "access", frame=78)["cycles_per_packet"] == 766
+    assert row(si_platform, "bng@paper", "mix", frame=78, cores=6)["cpu_bound_mpps"] == pytest.approx(
         41.54, abs=0.005)
 
 
 def test_si_per_core_rates(si_platform):
     """The SI values the paper's figures stand for: 3600 / cycles Mpps."""
     got = [row(si_platform, nf, p)["cpu_bound_mpps"] for nf, p in [
-        ("l2_basic_forwarding", "main"), ("l2_learning_switch", "main"), ("mpls_switch", "main"),
-        ("bng", "access"), ("bng", "core")]]
+        ("l2fwd@paper", "main"), ("learnsw@paper", "main"), ("mpls@paper", "main"),
+        ("bng@paper", "access"), ("bng@paper", "core")]]
     assert got == pytest.approx([16.90, 10.23, 16.07, 5.02, 13.14], abs=0.005)
 
 
@@ -93,7 +93,7 @@ def test_printed_section_2_2_differs_as_the_paper_text_implies(printed_platform)
     the paper's 213/352/224 need the documented conventions."""
     got = [(row(printed_platform, nf)["cycles_per_packet"],
             row(printed_platform, nf)["dram_accesses_per_packet"])
-           for nf in ("l2_basic_forwarding", "l2_learning_switch", "mpls_switch")]
+           for nf in ("l2fwd@paper", "learnsw@paper", "mpls@paper")]
     assert got == [(211, 1), (377, 3), (222, 1)]
 
 

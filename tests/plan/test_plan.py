@@ -22,7 +22,7 @@ def spec(**kw) -> PlanSpec:
     # NICs large enough that cores, not links, bind (see the NIC test for links)
     base = {"hosts": [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "ports": 8,
                        "link_gbps": 100}],
-            "chains": [{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+            "chains": [{"name": "c", "services": [{"nf": "l2fwd@paper"}],
                         "traffic": [{"frame_bytes": 64, "rate_mpps": 40}],
                         "targets": {"loss": 1e-5, "latency_p99_us": 100}}]}
     base.update(kw)
@@ -53,7 +53,7 @@ def test_instances_are_the_demand_over_what_one_may_carry_and_each_meets_the_tar
 def test_more_than_one_host_when_one_has_too_few_cores():
     hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "cores": 2, "ports": 8,
               "link_gbps": 100}]
-    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng"}],
+    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng@paper"}],
                                         "traffic": [{"frame_bytes": 64, "rate_mpps": 20}]}]))
     assert r["hosts"] == {"x": 2} and r["cores"] == 3 and r["optimal"]
     assert "cores of x-0: all 2 in use" in r["binding"]
@@ -63,7 +63,7 @@ def test_a_hosts_memory_serves_its_instances_dram_accesses():
     """The estimator's memory bound (Baldi & Sapio Sec. 4, the BNG "limited by the memory
     latency"): l2 forwarding makes a DRAM access a packet, 111.08 M a second on the Xeon. 150
     Mpps need 10 of one host's 20 cores but more accesses than its memory serves."""
-    r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+    r = plan(spec(chains=[{"name": "c", "services": [{"nf": "l2fwd@paper"}],
                            "traffic": [{"frame_bytes": 64, "rate_mpps": 150}]}]), explain=True)
     cap = capacity(spec(), spec().chains[0], 0, XEON)
     assert r["cores"] == math.ceil(150e6 / cap.max_pps) <= XEON.cores
@@ -79,16 +79,16 @@ def test_a_hosts_memory_serves_its_instances_dram_accesses():
     assert binds["memory"]["says"] in r["binding"]
     with pytest.raises(Infeasible, match=r"memory: the chains make 400 M DRAM accesses a "
                                          r"second, the hosts' memories serve 222.2 M"):
-        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2fwd@paper"}],
                            "traffic": [{"frame_bytes": 64, "rate_mpps": 400}]}]))
 
 
 def test_what_binds_when_nothing_fits():
     with pytest.raises(Infeasible, match="cores: the chains need at least"):
-        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "l2fwd@paper"}],
                            "traffic": [{"frame_bytes": 64, "rate_mpps": 2000}]}]))
     with pytest.raises(Infeasible, match="no load meets the targets .*p99 ≤ 0.01 µs"):
-        plan(spec(chains=[{"name": "c", "services": [{"nf": "bng"}],
+        plan(spec(chains=[{"name": "c", "services": [{"nf": "bng@paper"}],
                            "traffic": [{"frame_bytes": 64, "rate_mpps": 1}],
                            "targets": {"latency_p99_us": 0.01}}]))
 
@@ -124,7 +124,7 @@ def test_plan_cli_refuses_bad_files_and_explains_infeasible_ones(cli, tmp_path):
     assert code == 2 and err.startswith(f"nfvperf: error: {bad}:2: chains:")
     tight = tmp_path / "tight.yaml"
     tight.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\n"
-                     "chains:\n  - name: c\n    services: [{nf: bng}]\n"
+                     "chains:\n  - name: c\n    services: [{nf: bng@paper}]\n"
                      "    traffic: [{frame_bytes: 64, rate_gbps: 1000}]\n")
     code, _, err = cli("plan", str(tight))
     assert code == 2 and "cores: the chains need at least" in err and len(err.splitlines()) == 1
@@ -161,7 +161,7 @@ def test_the_second_socket_reads_from_the_nics_socket():
     socket hop, no host hop)."""
     hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2, "cores": 4, "ports": 8,
               "link_gbps": 100}]
-    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng"}],
+    r = plan(spec(hosts=hosts, chains=[{"name": "c", "services": [{"nf": "bng@paper"}],
                                         "traffic": [{"frame_bytes": 64, "rate_mpps": 20}]}]))
     rows = r["chains"][0]["services"][0]["placement"]
     local = [p for p in rows if p["socket"] == 0]
@@ -175,16 +175,13 @@ def test_the_second_socket_reads_from_the_nics_socket():
 def test_validate_runs_a_one_host_plan_on_the_data_plane(dataplane, cli, tmp_path):
     """`plan --validate`: the seed-004 chain planned, scaled to this machine's one NF core and
     run; predictions (batching model on this host's profile) beside the measurements."""
-    from nfvperf.dataplane.build import source_dir
-
-    nfs = source_dir() / "nfs"
     path = tmp_path / "p.yaml"
-    path.write_text(f"""\
-hosts: [{{name: xeon, platform: xeon-e5-2690v2}}]
+    path.write_text("""\
+hosts: [{name: xeon, platform: xeon-e5-2690v2}]
 chains:
   - name: c
-    services: [{{nf: {nfs / 'nat' / 'model.yaml'}}}, {{nf: {nfs / 'ids' / 'model.yaml'}}}]
-    traffic: [{{frame_bytes: 1518, rate_gbps: 1}}, {{frame_bytes: 64, rate_mpps: 0.2}}]
+    services: [{nf: nat}, {nf: ids}]
+    traffic: [{frame_bytes: 1518, rate_gbps: 1}, {frame_bytes: 64, rate_mpps: 0.2}]
 """)
     code, out, err = cli("plan", str(path), "--validate", "--platform", "xeon-e5-2690v2",
                          "-f", "json")
@@ -204,7 +201,7 @@ def test_a_hosts_nics_bound_the_chains_it_serves():
     all the hosts' NICs (one line says so); two chains of 15 Gbps go to two hosts even though
     one host has the cores (each enters and leaves its host whole)."""
     hosts = [{"name": "x", "platform": "xeon-e5-2690v2", "count": 2}]
-    one = {"name": "c", "services": [{"nf": "l2_basic_forwarding"}]}
+    one = {"name": "c", "services": [{"nf": "l2fwd@paper"}]}
     r = plan(spec(hosts=hosts, chains=[{**one, "traffic": [{"frame_bytes": 1518,
                                                            "rate_gbps": 30}]}]))
     (svc,) = r["chains"][0]["services"]
@@ -216,7 +213,7 @@ def test_a_hosts_nics_bound_the_chains_it_serves():
                                          "hosts' NICs 40 Gbps"):
         plan(spec(hosts=hosts, chains=[{**one, "traffic": [{"frame_bytes": 1518,
                                                              "rate_gbps": 50}]}]))
-    r = plan(spec(hosts=hosts, chains=[{"name": n, "services": [{"nf": "l2_basic_forwarding"}],
+    r = plan(spec(hosts=hosts, chains=[{"name": n, "services": [{"nf": "l2fwd@paper"}],
                                         "traffic": [{"frame_bytes": 1518, "rate_gbps": 15}]}
                                        for n in ("a", "b")]))
     assert r["hosts"] == {"x": 2} and r["cores"] == 2
@@ -230,7 +227,7 @@ def test_a_stateful_nf_keeps_each_flow_on_one_instance():
     3, where many small flows would need 3 as well; in 8 flows of 5 Mpps, three an instance
     (15): 3; 40 flows of 1 Mpps: 16 an instance, 3."""
     def chain(flows, stateful=True):
-        return [{"name": "c", "services": [{"nf": "l2_basic_forwarding", "stateful": stateful}],
+        return [{"name": "c", "services": [{"nf": "l2fwd@paper", "stateful": stateful}],
                  "traffic": [{"frame_bytes": 64, "rate_mpps": 40, "flows": flows}]}]
 
     most = capacity(spec(), spec().chains[0], 0, XEON).max_pps
@@ -252,7 +249,7 @@ def test_several_classes_of_flows_leave_room_for_the_largest():
     largest flow, so that first fit places every flow."""
     from nfvperf.plan.program import whole_flows
 
-    p = spec(chains=[{"name": "c", "services": [{"nf": "l2_basic_forwarding"}],
+    p = spec(chains=[{"name": "c", "services": [{"nf": "l2fwd@paper"}],
                       "traffic": [{"frame_bytes": 64, "rate_mpps": 20, "flows": 4},
                                   {"frame_bytes": 1518, "rate_mpps": 1}]}])
     assert whole_flows(16e6, p.chains[0], stateful=True) == 16e6 - 5e6
@@ -274,7 +271,7 @@ def test_capacities_are_computed_once_per_nf_host_mix_and_targets(monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(solve_mod, "capacity", counted)
-    one = {"services": [{"nf": "bng"}], "traffic": [{"frame_bytes": 64, "rate_mpps": 2}]}
+    one = {"services": [{"nf": "bng@paper"}], "traffic": [{"frame_bytes": 64, "rate_mpps": 2}]}
     p = spec(chains=[{"name": "a", **one},
                      {"name": "b", **one, "traffic": [{"frame_bytes": 64, "rate_mpps": 5}]},
                      {"name": "c", **one, "traffic": [{"frame_bytes": 512, "rate_mpps": 2}]}])

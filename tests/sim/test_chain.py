@@ -1,16 +1,19 @@
 """The chain simulator (sim.chain): a service with parallel instances, each a batched polling
-queue, checked against queueing theory and against what the policies promise (issue 6)."""
+queue, checked against queueing theory and against what the policies promise."""
 
 from __future__ import annotations
 
 import pytest
 
-from nfvperf.dataplane.chain import ChainSpec
+from nfvperf.chain import ChainSpec
 from nfvperf.eo.platform import load_platform
-from nfvperf.sim.chain import simulate_chain
+from nfvperf.sim.chain import service_cycles, simulate_chain
+from nfvperf.sim.options import SimOptions
 
 PLATFORM = load_platform("xeon-e5-2690v2")
 CLOCK = PLATFORM.cpu.clock_hz
+#: a packet of 1 µs, no batch overhead
+MICRO = {"cycles_per_packet": CLOCK * 1e-6, "batch_overhead_cycles": 0}
 
 
 def spec(services: list[dict], traffic: list[dict], **kw) -> ChainSpec:
@@ -18,14 +21,20 @@ def spec(services: list[dict], traffic: list[dict], **kw) -> ChainSpec:
 
 
 def fwd(**kw) -> dict:
-    """A stateless NF whose packets cost 1 µs, with no batch overhead."""
-    return {"nf": "forward", "cycles_per_packet": CLOCK * 1e-6, "batch_overhead_cycles": 0,
-            **kw}
+    """A stateless NF (priced by the options: MICRO)."""
+    return {"nf": "forward", **kw}
+
+
+def sim(chain: ChainSpec, *, duration_s: float, cost: dict | None = None, **options) -> dict:
+    """Simulate with every service at ``cost`` (default MICRO) and the given options."""
+    opts = SimOptions.model_validate({
+        "services": {i: cost or MICRO for i in range(len(chain.services))}, **options})
+    return simulate_chain(chain, PLATFORM, opts, duration_s=duration_s).to_dict()
 
 
 def test_paced_traffic_below_capacity_never_waits():
-    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 1e5, "flows": 1}]),
-                       PLATFORM, how="paced", duration_s=0.2)
+    r = sim(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 1e5, "flows": 1}]),
+            arrivals="paced", duration_s=0.2)
     assert r["loss_pct"] == 0
     assert r["latency_us"]["mean"] == pytest.approx(1.0, rel=1e-6)
 
@@ -33,8 +42,8 @@ def test_paced_traffic_below_capacity_never_waits():
 def test_one_at_a_time_poisson_queue_is_m_d_1():
     """With bursts of 1, Poisson arrivals and a fixed service time D, an instance is an M/D/1
     queue: mean sojourn D (1 + ρ / (2 (1 - ρ))) (Pollaczek-Khinchine); ρ = 0.5: 1.5 D."""
-    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 5e5, "flows": 1}],
-                            burst=1, ring=65536), PLATFORM, duration_s=2.0, seed=3)
+    r = sim(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 5e5, "flows": 1}]),
+            burst=1, ring=65536, duration_s=2.0, seed=3)
     assert r["loss_pct"] == 0
     assert r["latency_us"]["mean"] == pytest.approx(1.5, rel=0.02)
 
@@ -42,32 +51,31 @@ def test_one_at_a_time_poisson_queue_is_m_d_1():
 def test_overload_loses_what_the_instance_cannot_serve_and_counts_it():
     """2 Mpps into an instance that serves 1 Mpps (packets of 1 µs, one at a time): about half
     is lost, and offered = delivered + dropped."""
-    r = simulate_chain(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 2e6, "flows": 4}],
-                            burst=1), PLATFORM, duration_s=0.5)
+    r = sim(spec([fwd()], [{"frame_bytes": 64, "rate_pps": 2e6, "flows": 4}]), burst=1,
+            duration_s=0.5)
     (c,) = r["classes"]
     (inst,) = r["services"][0]["instances"]
     assert c["loss_pct"] == pytest.approx(50, abs=1)
     assert inst["offered"] == inst["delivered"] + inst["dropped"] == c["offered"]
+    assert inst["in_flight"] == 0 and r["dropped"]["ring_full"] == inst["ring_full"]
 
 
 def test_a_second_core_does_not_help_a_single_threaded_nf_a_second_instance_does():
     """Hajji et al.: scaling up a single-threaded NF is useless, scaling out is not."""
     traffic = [{"frame_bytes": 64, "rate_pps": 1.6e6, "flows": 256}]
-    one = simulate_chain(spec([fwd()], traffic), PLATFORM, duration_s=0.3)
-    up = simulate_chain(spec([fwd(cores=2)], traffic), PLATFORM, duration_s=0.3)
-    out = simulate_chain(spec([fwd(instances=2)], traffic), PLATFORM, duration_s=0.3)
+    one = sim(spec([fwd()], traffic), duration_s=0.3)
+    up = sim(spec([fwd()], traffic), cost={**MICRO, "cores": 2}, duration_s=0.3)
+    out = sim(spec([fwd(instances=2)], traffic), duration_s=0.3)
     assert one["loss_pct"] > 30 and up["loss_pct"] == one["loss_pct"]
     assert out["loss_pct"] < 1
 
 
 def test_round_robin_splits_packets_weights_split_flows():
     t = [{"frame_bytes": 64, "rate_pps": 2e5, "flows": 4000}]
-    rr = simulate_chain(spec([fwd(instances=2, policy="round-robin")], t), PLATFORM,
-                        duration_s=0.2)
+    rr = sim(spec([fwd(instances=2, policy="round-robin")], t), duration_s=0.2)
     a, b = rr["services"][0]["instances"]
     assert abs(a["offered"] - b["offered"]) <= 1
-    w = simulate_chain(spec([fwd(instances=2, policy="weighted", weights=[3, 1])], t),
-                       PLATFORM, duration_s=0.2)
+    w = sim(spec([fwd(instances=2, policy="weighted", weights=[3, 1])], t), duration_s=0.2)
     a, b = w["services"][0]["instances"]
     assert a["flows"] / (a["flows"] + b["flows"]) == pytest.approx(0.75, abs=0.03)
 
@@ -75,11 +83,12 @@ def test_round_robin_splits_packets_weights_split_flows():
 def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
     """NAT (cost by packets): the small-frame class carries most packets, the large-frame one
     gets its own instance. The IDS's cost follows bytes, priced by its EO model (dfa_scan)."""
-    r = simulate_chain(spec(
+    chain = spec(
         [{"nf": "nat", "instances": 2, "policy": "nf-aware"},
          {"nf": "ids", "instances": 2, "policy": "nf-aware"}],
         [{"frame_bytes": 1518, "rate_pps": 2e4, "flows": 8},
-         {"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}]), PLATFORM, duration_s=0.3)
+         {"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}])
+    r = simulate_chain(chain, PLATFORM, duration_s=0.3).to_dict()
     nat, ids = r["services"]
     small, large = sorted(nat["instances"], key=lambda i: i["bytes"] / i["offered"])
     # one instance sees only small frames, the other every large one (and the small flows
@@ -87,40 +96,58 @@ def test_nf_aware_keeps_large_and_small_flows_apart_by_the_cost_driver():
     # bytes as the vSwitch counts them (pkt_len: the frame less its FCS)
     assert small["bytes"] == (64 - 4) * small["offered"]
     assert large["bytes"] >= (1518 - 4) * r["classes"][0]["offered"]
-    assert ids["cycles_per_packet"]["1518"] > 10 * ids["cycles_per_packet"]["64"]
+    nat_cost, ids_cost = service_cycles(chain, PLATFORM, SimOptions(), [64, 1518])
+    assert ids_cost[1] > 10 * ids_cost[0] and nat_cost[1] == pytest.approx(nat_cost[0], rel=0.2)
+    # an IDS instance's cycles a packet follow the frames it was given
+    big, little = sorted(ids["instances"], key=lambda i: -i["bytes"] / i["offered"])
+    assert big["cycles_per_packet"] > 5 * little["cycles_per_packet"]
 
 
 def test_instances_that_share_a_core_share_its_capacity():
     """Two instances on one cpu take turns: together they serve what one core serves (1 Mpps
     of 1.6 offered: 37.5 % lost); on cores of their own each is at 80 %."""
     t = [{"frame_bytes": 64, "rate_pps": 1.6e6, "flows": 256}]
-    shared = simulate_chain(spec([fwd(instances=2, cpu=0)], t, burst=1), PLATFORM,
-                            duration_s=0.3)
-    own = simulate_chain(spec([fwd(instances=2)], t, burst=1), PLATFORM, duration_s=0.3)
+    shared = sim(spec([fwd(instances=2, cpu=0)], t), burst=1, duration_s=0.3)
+    own = sim(spec([fwd(instances=2)], t), burst=1, duration_s=0.3)
     assert shared["loss_pct"] == pytest.approx(37.5, abs=2)
     assert own["loss_pct"] < 1
 
 
-def test_simulate_chain_cli_gives_the_data_planes_json_shape(cli, tmp_path):
-    """`nfvperf simulate --chain`: the keys of `dataplane run --chain`, per class, service and
-    instance, with each service's per-packet cycles from its EO model."""
+def test_chain_simulate_cli_prices_each_service_by_its_model_or_the_options(cli, tmp_path):
+    """`nfvperf chain simulate`: per class, service and instance, each instance's cycles a
+    packet from its NF's EO model, or from the simulator's options file (--sim)."""
     import json
 
     path = tmp_path / "chain.yaml"
     path.write_text("services:\n  - {nf: nat, instances: 2, policy: flow}\n"
                     "  - {nf: ids}\n"
                     "traffic:\n  - {frame_bytes: 512, rate_pps: 50000, flows: 32}\n")
-    code, out, err = cli("simulate", "--chain", str(path), "--duration", "0.2", "-f", "json")
+    code, out, err = cli("chain", "simulate", str(path), "--duration", "0.2", "-f", "json")
     assert code == 0, err
     r = json.loads(out)
-    assert {"chain", "loss_pct", "latency_us", "classes", "services"} <= set(r)
+    assert r["backend"] == "simulator" and r["arch"] is None
     nat, ids = r["services"]
     assert [len(nat["instances"]), len(ids["instances"])] == [2, 1]
     assert sum(i["flows"] for i in nat["instances"]) == 32
-    for inst in nat["instances"] + ids["instances"]:
-        assert {"offered", "delivered", "dropped", "latency_us", "flows"} <= set(inst)
-    assert ids["cycles_per_packet"]["512"] > nat["cycles_per_packet"]["512"]
+    assert ids["instances"][0]["cycles_per_packet"] > nat["instances"][0]["cycles_per_packet"]
     assert r["classes"][0]["delivered"] == r["delivered_packets"] > 0
+    opts = tmp_path / "sim.yaml"
+    opts.write_text("burst: 8\nservices:\n  1: {cycles_per_packet: 900, "
+                    "batch_overhead_cycles: 0}\n")
+    code, out, err = cli("chain", "simulate", str(path), "--sim", str(opts), "--duration",
+                         "0.2", "-f", "json")
+    assert code == 0, err
+    ids = json.loads(out)["services"][1]["instances"][0]
+    assert ids["cycles_per_packet"] == pytest.approx(900) and ids["mean_batch"] <= 8
+
+
+def test_a_chain_file_with_simulator_fields_is_told_where_they_went(cli, tmp_path):
+    path = tmp_path / "chain.yaml"
+    path.write_text("services:\n  - {nf: nat, cycles_per_packet: 300}\n")
+    code, out, err = cli("chain", "simulate", str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"nfvperf: error: {path}:2: services[0]: expected no "
+                          "'cycles_per_packet' here: it is a simulator option now")
 
 
 def test_polling_in_turn_on_a_shared_core_costs_latency_per_process():
@@ -130,8 +157,8 @@ def test_polling_in_turn_on_a_shared_core_costs_latency_per_process():
     t = [{"frame_bytes": 64, "rate_pps": 2e4, "flows": 64}]
 
     def mean_latency(n: int, switch: float) -> float:
-        s = spec([fwd(instances=n, cpu=0)], t, switch_us=switch)
-        return simulate_chain(s, PLATFORM, duration_s=0.5)["latency_us"]["mean"]
+        s = spec([fwd(instances=n, cpu=0)], t)
+        return sim(s, switch_us=switch, duration_s=0.5)["latency_us"]["mean"]
 
     free = mean_latency(2, 0)
     assert free == pytest.approx(1.0, rel=0.05)               # no waiting at 2 % load
@@ -149,7 +176,7 @@ def test_scale_events_add_and_remove_instances_while_packets_flow():
     s = spec([fwd(instances=2)], [{"frame_bytes": 64, "rate_pps": 2e5, "flows": 64}],
              scale=[{"at_s": 0.1, "service": 0, "instances": 3},
                     {"at_s": 0.2, "service": 0, "instances": 1}])
-    r = simulate_chain(s, PLATFORM, duration_s=0.3, how="paced")
+    r = sim(s, duration_s=0.3, arrivals="paced")
     added, removed = r["scaling"]
     svc = r["services"][0]
     first, second, third = svc["instances"]
@@ -170,9 +197,9 @@ def test_core_stalls_overflow_rings_and_more_instances_hold_more():
     stalls = {"per_s": 10, "durations_us": [3000]}
 
     def loss(n: int) -> float:
-        s = spec([fwd(instances=n, cpu=0, cycles_per_packet=CLOCK * 0.5e-6)], t,
-                 stalls=stalls)
-        return simulate_chain(s, PLATFORM, duration_s=2.0, how="paced")["loss_pct"]
+        s = spec([fwd(instances=n, cpu=0)], t)
+        return sim(s, cost={**MICRO, "cycles_per_packet": CLOCK * 0.5e-6}, stalls=stalls,
+                   duration_s=2.0, arrivals="paced")["loss_pct"]
 
     one, two = loss(1), loss(2)
     assert one == pytest.approx(100 * 10 * (1500 - 512) / 5e5, rel=0.3)

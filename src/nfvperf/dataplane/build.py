@@ -8,19 +8,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from nfvperf import limits, nfs
 from nfvperf.errors import RuntimeFailure
 
-ARCHS = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
-#: per NF: (stateless, what drives its cost: packets for header NFs, bytes for payload NFs)
-NF_TRAITS = {"signature": (True, "packets"), "forward": (True, "packets"),
-             "mpls": (True, "packets"), "counter": (False, "packets"),
-             "l2fwd": (True, "packets"), "learnsw": (False, "packets"),
-             "router": (True, "packets"), "nat": (False, "packets"), "bng": (False, "packets"),
-             "ids": (False, "bytes")}
-NFS = tuple(NF_TRAITS)
+ARCHS = limits.ARCH_NAMES
+NFS = nfs.names()
 #: the NFs `dataplane run` feeds with its generic traffic (the table NFs need their own:
 #: `nfvperf validate dataplane` makes it)
-RUN_NFS = NFS[:4]
+RUN_NFS = tuple(n for n in NFS if nfs.CATALOGUE[n].generic_traffic)
 INSTALL_DPDK = "apt-get install -y dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config"
 HUGEPAGES = "echo 512 > /proc/sys/vm/nr_hugepages && mkdir -p /dev/hugepages && " \
             "mount -t hugetlbfs nodev /dev/hugepages"
@@ -29,11 +24,6 @@ HUGEPAGES = "echo 512 > /proc/sys/vm/nr_hugepages && mkdir -p /dev/hugepages && 
 def source_dir() -> Path:
     """The C sources: ``dataplane/`` at the top of the repository this package runs from."""
     return Path(__file__).resolve().parents[3] / "dataplane"
-
-
-def model_path(nf: str) -> Path:
-    """The EO model beside an NF's sources."""
-    return source_dir() / "nfs" / nf / "model.yaml"
 
 
 def build_dir() -> Path:
@@ -47,7 +37,7 @@ def binaries() -> dict[str, Path]:
     d = build_dir()
     out = {"vswitch": d / "nfvp-vswitch", "gen": d / "nfvp-gen",
            "calibrate": d / "nfvp-calibrate"}
-    out.update({f"nf-{nf}": d / f"nfvp-nf-{nf}" for nf in NFS})
+    out.update({f"nf-{nf.name}": d / nf.binary for nf in nfs.CATALOGUE.values()})
     return out
 
 

@@ -23,10 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from nfvperf import limits, units
 from nfvperf.dataplane.build import ARCHS, HUGEPAGES, NFS, RUN_NFS, binaries, hugepages
 from nfvperf.errors import InputError, RuntimeFailure
 
-WIRE_OVERHEAD_BYTES = 20  # preamble and inter-frame gap
 
 
 @dataclass(frozen=True)
@@ -49,43 +49,36 @@ class RunConfig:
     wake_timeout_us: int = 100
 
     def validate(self) -> None:
-        if self.arch not in ARCHS:
-            raise InputError(" or ".join([", ".join(ARCHS[:-1]), ARCHS[-1]]), self.arch,
-                             field="--arch")
+        """Raise InputError naming the first bad parameter (as this class names it)."""
+        check_run(arch=self.arch, duration_s=self.duration_s,
+                  cpus={"vswitch_cpu": self.vswitch_cpu, "nf_cpu": self.nf_cpu,
+                        "gen_cpu": self.gen_cpu})
         if self.nf not in RUN_NFS:
-            raise InputError(", ".join(RUN_NFS), self.nf, field="--nf")
-        if not 1 <= self.nfs <= 8192:
-            raise InputError("1..8192 NFs", self.nfs, field="--nfs")
-        if not 1 <= self.chain_length <= 16:
-            raise InputError("1..16", self.chain_length, field="--chain-length")
+            raise InputError(", ".join(RUN_NFS), self.nf, field="nf")
+        if not 1 <= self.nfs <= limits.MAX_NFS:
+            raise InputError(f"1..{limits.MAX_NFS} NFs", self.nfs, field="nfs")
+        if not 1 <= self.chain_length <= limits.MAX_CHAIN_LEN:
+            raise InputError(f"1..{limits.MAX_CHAIN_LEN}", self.chain_length,
+                             field="chain_length")
         if self.chain_length > self.nfs:
-            raise InputError(f"a chain no longer than --nfs ({self.nfs})", self.chain_length,
-                             field="--chain-length")
-        if not 64 <= self.packet_size <= 1518:
-            raise InputError("a frame size of 64..1518 B", self.packet_size,
-                             field="--packet-size")
+            raise InputError(f"a chain no longer than nfs ({self.nfs})", self.chain_length,
+                             field="chain_length")
+        check_frame(self.packet_size, "packet_size")
         if (self.rate_mpps is None) == (self.rate_gbps is None):
-            raise InputError("one of --rate-mpps or --rate-gbps", "both" if self.rate_mpps
+            raise InputError("one of rate_mpps or rate_gbps", "both" if self.rate_mpps
                              is not None else "neither", field="rate")
         rate = self.rate_mpps if self.rate_mpps is not None else self.rate_gbps
-        field = "--rate-mpps" if self.rate_mpps is not None else "--rate-gbps"
+        field = "rate_mpps" if self.rate_mpps is not None else "rate_gbps"
         if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
             raise InputError("a rate > 0", rate, field=field)
-        if not 1 <= self.flows <= 1 << 24:
-            raise InputError("1..16777216 flows", self.flows, field="--flows")
-        if not (math.isfinite(self.duration_s) and 0 < self.duration_s <= 3600):
-            raise InputError("0 < seconds ≤ 3600", self.duration_s, field="--duration")
-        cpus = os.cpu_count() or 1
-        for name in ("vswitch_cpu", "nf_cpu", "gen_cpu"):
-            if not 0 <= getattr(self, name) < cpus:
-                raise InputError(f"a CPU number 0..{cpus - 1}", getattr(self, name),
-                                 field="--" + name.replace("_", "-"))
+        if not 1 <= self.flows <= limits.MAX_FLOWS:
+            raise InputError(f"1..{limits.MAX_FLOWS} flows", self.flows, field="flows")
 
     @property
     def rate_pps(self) -> float:
         if self.rate_mpps is not None:
             return self.rate_mpps * 1e6
-        return self.rate_gbps * 1e9 / ((self.packet_size + WIRE_OVERHEAD_BYTES) * 8)
+        return units.line_rate_pps(self.rate_gbps * 1e9, self.packet_size)
 
     @property
     def chains(self) -> list[list[int]]:
@@ -93,6 +86,25 @@ class RunConfig:
         packets go to different chains, as in the paper's tests (Sec. V)."""
         n, k = self.nfs, self.chain_length
         return [[(c * k + j) % n for j in range(k)] for c in range(math.ceil(n / k))]
+
+
+def check_frame(frame_bytes: int, field: str = "frame_bytes") -> None:
+    """A frame the data plane carries (generator, mbufs), else InputError naming ``field``."""
+    if not limits.MIN_FRAME <= frame_bytes <= limits.MAX_FRAME:
+        raise InputError(f"a frame size of {limits.MIN_FRAME}..{limits.MAX_FRAME} B",
+                         frame_bytes, field=field)
+
+
+def check_run(*, arch: str, duration_s: float, cpus: dict[str, int]) -> None:
+    """What every run needs: an architecture, a duration, CPUs this machine has."""
+    if arch not in ARCHS:
+        raise InputError(" or ".join([", ".join(ARCHS[:-1]), ARCHS[-1]]), arch, field="arch")
+    if not (math.isfinite(duration_s) and 0 < duration_s <= 3600):
+        raise InputError("0 < seconds ≤ 3600", duration_s, field="duration_s")
+    n = os.cpu_count() or 1
+    for name, cpu in cpus.items():
+        if not 0 <= cpu < n:
+            raise InputError(f"a CPU number 0..{n - 1}", cpu, field=name)
 
 
 def chain_mac(c: int) -> str:
@@ -446,7 +458,7 @@ def latency_us(ns: dict, keys=("mean", "p50", "p99")) -> dict:
 
 def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -> dict:
     """One result from the vSwitch's and the generator's reports (the JSON contract)."""
-    wire_bits = (cfg.packet_size + WIRE_OVERHEAD_BYTES) * 8
+    wire_bits = units.wire_bits(cfg.packet_size)
     dur = gen["duration_s"]
     dropped = dropped_of(gen, vs)
     in_flight = vs["dropped"]["in_flight_at_stop"]
@@ -490,23 +502,23 @@ def replay(pcap_in: Path, capture: Path, *, nf: str = "forward", chain_length: i
     """
     from nfvperf.dataplane import pcap
 
-    if arch not in ARCHS:
-        raise InputError(" or ".join([", ".join(ARCHS[:-1]), ARCHS[-1]]), arch, field="--arch")
+    check_run(arch=arch, duration_s=1.0, cpus={})
     if arch == "fdir":
         raise InputError("an architecture without NIC queues (fdir needs the generator)", arch,
-                         field="--arch")
+                         field="arch")
     if nf not in NFS:
-        raise InputError(", ".join(NFS), nf, field="--nf")
-    if not 1 <= chain_length <= 16:
-        raise InputError("1..16", chain_length, field="--chain-length")
-    for path, field in ((pcap_in, "PCAP"), (capture, "--capture")):
+        raise InputError(", ".join(NFS), nf, field="nf")
+    if not 1 <= chain_length <= limits.MAX_CHAIN_LEN:
+        raise InputError(f"1..{limits.MAX_CHAIN_LEN}", chain_length, field="chain_length")
+    for path, field in ((pcap_in, "pcap_in"), (capture, "capture")):
         if "," in str(path):
             raise InputError("a path without commas (DPDK's vdev arguments)", str(path),
                              field=field)
     frames = pcap.read(pcap_in)
     macs = list(dict.fromkeys(f[:6] for f in frames if len(f) >= 14))
-    if len(macs) > 8192:
-        raise InputError("at most 8192 destination MACs", len(macs), file=str(pcap_in))
+    if len(macs) > limits.MAX_CHAINS:
+        raise InputError(f"at most {limits.MAX_CHAINS} destination MACs", len(macs),
+                         file=str(pcap_in))
     capture = Path(capture)
     tmp_out = capture.with_name(f".{capture.name}.tmp")
     names = [f"nf{i}" for i in range(chain_length)]

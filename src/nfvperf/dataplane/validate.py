@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nfvperf.dataplane.build import model_path
 from nfvperf.dataplane.run import Session, chain_mac
 from nfvperf.errors import InputError
 
@@ -162,7 +161,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     for i, (nf, traffic, size) in enumerate(jobs):
         if progress:
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
-        model = load_nf(model_path(nf))
+        model = load_nf(nf)
         runs = []
         for _ in range(repeats):
             placed, ratio = _as_placed_now(platform, int(platform.cache.l2_bytes))

@@ -165,24 +165,29 @@ def _weight(value: Any, where: tuple, doc: Document, params: set[str]) -> Expr:
     return expr
 
 
-PACKAGED_DIR = Path(__file__).resolve().parent.parent / "data" / "nfs"
-
-
 def packaged_models() -> list[str]:
-    """Names of the NF models shipped with nfvperf."""
-    return sorted(p.stem for p in PACKAGED_DIR.glob("*.yaml"))
+    """References of the NF models shipped with nfvperf (the NF catalogue's, ``nfvperf.nfs``)."""
+    from nfvperf.nfs import packaged_models as models
+
+    return models()
 
 
 def load_nf(ref: str | Path) -> NFModel:
-    """Load an NF model by packaged name or path; raise :class:`InputError` when it is not valid.
+    """Load an NF model by packaged reference (``l2fwd``, ``bng@paper``; see ``nfvperf.nfs``) or
+    path; raise :class:`InputError` when it is not valid.
 
     Every EO is checked at load: its name, its arguments (count, names, syntax, variables) and
     their ranges at the smallest frame (64 B) with the default params.
     """
+    from nfvperf import nfs
     from nfvperf.eo.platform import resolve_ref
     from nfvperf.io import read_text
 
-    path, label = resolve_ref(ref, PACKAGED_DIR, packaged_models(), "model")
+    packaged = nfs.model_file(str(ref)) if not Path(str(ref)).is_file() else None
+    if packaged is not None:
+        rel = packaged.relative_to(nfs.MODELS_DIR).as_posix()
+        return parse_nf(read_text(packaged), f"nfvperf:nfs/{rel}")
+    path, label = resolve_ref(ref, nfs.MODELS_DIR, packaged_models(), "model")
     return parse_nf(read_text(path), label)
 
 

@@ -24,8 +24,8 @@ from nfvperf.eo.platform import Platform, load_platform
 FIGURES_FILE = Path(__file__).resolve().parent.parent / "data" / "paper" / "baldi_sapio_2018.yaml"
 PRINTED_PROFILE = "xeon-e5-2690v2-printed"
 #: The NF paths of Section 3, in the paper's order (for the profile comparison).
-SECTION3 = (("l2_basic_forwarding", "main"), ("l2_learning_switch", "main"),
-            ("mpls_switch", "main"), ("bng", "access"), ("bng", "core"))
+SECTION3 = (("l2fwd@paper", "main"), ("learnsw@paper", "main"),
+            ("mpls@paper", "main"), ("bng@paper", "access"), ("bng@paper", "core"))
 
 REPRODUCED = "reproduced"
 TRUNCATED = "reproduced (truncated)"
@@ -223,10 +223,10 @@ def figure_panels() -> list[tuple[str, list[Estimate], list[Estimate]]]:
                 if r.path == path]
 
     return [
-        ("Fig. 10: basic forwarding, 1 core", sweep("l2_basic_forwarding", paper, "main"), []),
-        ("Fig. 11: learning switch, 1 core", sweep("l2_learning_switch", paper, "main"), []),
-        ("Fig. 12: MPLS switch, 1 core", sweep("mpls_switch", paper, "main"), []),
+        ("Fig. 10: basic forwarding, 1 core", sweep("l2fwd@paper", paper, "main"), []),
+        ("Fig. 11: learning switch, 1 core", sweep("learnsw@paper", paper, "main"), []),
+        ("Fig. 12: MPLS switch, 1 core", sweep("mpls@paper", paper, "main"), []),
         ("Fig. 13: BNG, both directions, 6 cores, 4 ports",
-         sweep("bng", bng_bed, "mix", cores=6),
-         sweep("bng", bng_bed, "mix", cores=6, remote_fraction=0.5)),
+         sweep("bng@paper", bng_bed, "mix", cores=6),
+         sweep("bng@paper", bng_bed, "mix", cores=6, remote_fraction=0.5)),
     ]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nfvperf.plan.spec import ChainSpec, PlanSpec
+from nfvperf.chain import ChainSpec
+from nfvperf.plan.spec import PlanSpec
 
 #: the model's time step: a full batch's service spans this many steps
 STEPS_PER_BATCH = 100

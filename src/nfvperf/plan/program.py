@@ -24,6 +24,8 @@ import math
 import time
 from dataclasses import dataclass
 
+from nfvperf.errors import NfvperfError
+
 #: what ``without`` may lift
 RESOURCES = ("cores", "memory", "links")
 # CP-SAT wants integers: a chain's traffic in STEPS equal steps (a multiple of its flows when
@@ -38,16 +40,31 @@ STEPS = 100_000
 SCALE_COST = 1000
 
 
-class Infeasible(Exception):
-    """No plan meets the targets; ``reasons``: what binds, one line each."""
+class Infeasible(NfvperfError):
+    """No plan meets the targets; ``reasons``: what binds, one line each (exit code 2: the
+    hosts and targets given allow none)."""
+
+    exit_code = 2
 
     def __init__(self, reasons: tuple[str, ...]):
-        super().__init__("; ".join(reasons))
+        super().__init__(self._message(reasons))
         self.reasons = reasons
+
+    @staticmethod
+    def _message(reasons: tuple[str, ...]) -> str:
+        return "plan: expected hosts and targets that allow a plan; what binds: " + \
+            "; ".join(reasons)
 
 
 class NoPlanInTime(Infeasible):
-    """CP-SAT found no plan in the time, nor proved there is none."""
+    """CP-SAT found no plan in the time, nor proved there is none: no fault of the input
+    (exit code 1)."""
+
+    exit_code = 1
+
+    @staticmethod
+    def _message(reasons: tuple[str, ...]) -> str:
+        return "plan: " + "; ".join(reasons)
 
 
 @dataclass(frozen=True)

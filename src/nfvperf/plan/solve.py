@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-from nfvperf.errors import InputError, NfvperfError, RuntimeFailure
 from nfvperf.plan.capacity import Capacity, capacity, queue_at
 from nfvperf.plan.program import (
     RESOURCES,
@@ -27,7 +26,7 @@ from nfvperf.plan.program import (
 )
 from nfvperf.plan.spec import PlanSpec
 
-__all__ = ["Infeasible", "capacities", "explain", "plan"]
+__all__ = ["Infeasible", "capacities", "plan"]
 
 #: what each resource is called in what-binds lines, and its verb
 _RESOURCE_WORDS = {"cores": ("the hosts' cores", "bind", "their"),
@@ -254,12 +253,3 @@ def _result(spec, caps, pool: Pool, found: Solution) -> dict:
             # no plan costs less than this (CP-SAT's proof so far; = cost when optimal)
             "cost_lower_bound": found.bound,
             **hops, "chains": chains, "usage": usage, "binding": binding}
-
-
-def explain(exc: Infeasible) -> NfvperfError:
-    """One line: what binds, in full (a `found` would be cut at 60 characters), exit 2; a
-    search out of time is no fault of the input: exit 1."""
-    if isinstance(exc, NoPlanInTime):
-        return RuntimeFailure("plan: " + "; ".join(exc.reasons))
-    return InputError("hosts and targets that allow a plan; what binds: "
-                      + "; ".join(exc.reasons), field="plan")

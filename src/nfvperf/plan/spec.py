@@ -1,4 +1,5 @@
-"""Plan files (YAML): the hosts one may use, the chains, their traffic and targets.
+"""Plan files (YAML): the hosts one may use, the chains (``nfvperf.chain.ChainSpec``, with their
+traffic and targets).
 
     name: bng-10g
     hosts:
@@ -6,7 +7,7 @@
     chains:
       - name: bng
         services:
-          - {nf: bng}                   # an EO model: packaged name or file; params
+          - {nf: bng@paper}       # an NF or an EO model: packaged name or file; params
         traffic:
           - {frame_bytes: 64, rate_gbps: 10}
         targets: {loss: 1.0e-5, latency_p99_us: 100}
@@ -14,12 +15,12 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from nfvperf.errors import InputError
+from nfvperf.chain import ChainSpec
+from nfvperf.chain.spec import relative_to
 from nfvperf.validation import FileModel
 
 
@@ -36,65 +37,6 @@ class HostSpec(FileModel):
         """What the host's NICs carry each way."""
         return ((self.link_gbps * 1e9 if self.link_gbps else platform.nic.link_bps)
                 * (self.ports or platform.nic.ports))
-
-
-class ServiceSpec(FileModel):
-    nf: str = Field(description="EO model: packaged name or file")
-    params: dict[str, float] = Field(default_factory=dict)
-    stateful: bool = Field(True, description="keeps per-flow state: a flow stays on one "
-                           "instance (else packets may be spread round-robin)")
-
-
-class TrafficClass(FileModel):
-    frame_bytes: int = Field(ge=64, le=9216)
-    rate_gbps: float | None = Field(None, gt=0, description="on the wire (20 B a frame more)")
-    rate_mpps: float | None = Field(None, gt=0)
-    flows: int | None = Field(None, ge=1, description="flows in the class, each an equal "
-                              "share of its rate (default: many, each small)")
-
-    @model_validator(mode="after")
-    def _one_rate(self) -> TrafficClass:
-        if (self.rate_gbps is None) == (self.rate_mpps is None):
-            raise ValueError("one of rate_gbps or rate_mpps")
-        return self
-
-    @property
-    def pps(self) -> float:
-        from nfvperf import units
-
-        if self.rate_mpps is not None:
-            return self.rate_mpps * 1e6
-        return units.line_rate_pps(self.rate_gbps * 1e9, self.frame_bytes)
-
-
-class Targets(FileModel):
-    loss: float = Field(1e-5, ge=0, lt=1, description="loss probability at each instance")
-    latency_p99_us: float | None = Field(None, gt=0, description="chain latency, p99, summed "
-                                         "over its services")
-
-
-class ChainSpec(FileModel):
-    name: str = Field(min_length=1)
-    services: list[ServiceSpec] = Field(min_length=1, max_length=16)
-    traffic: list[TrafficClass] = Field(min_length=1)
-    targets: Targets = Field(default_factory=Targets)
-
-    @property
-    def pps(self) -> float:
-        """Packets a second through each of its services."""
-        return sum(t.pps for t in self.traffic)
-
-    @property
-    def largest_flow_pps(self) -> float:
-        """The largest flow's packets a second (0: many, each small)."""
-        return max((t.pps / t.flows for t in self.traffic if t.flows), default=0.0)
-
-    @property
-    def wire_bps(self) -> float:
-        """Bits a second on the wire (20 B a frame beyond it), each way."""
-        from nfvperf import units
-
-        return sum(t.pps * units.wire_bits(t.frame_bytes) for t in self.traffic)
 
 
 class PlanSpec(FileModel):
@@ -119,10 +61,8 @@ def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:
 
     hosts = [h.model_copy(update={"platform": relative_file(h.platform, base)})
              for h in spec.hosts]
-    chains = [c.model_copy(update={"services": [
-        s.model_copy(update={"nf": relative_file(s.nf, base)}) for s in c.services]})
-        for c in spec.chains]
-    return spec.model_copy(update={"hosts": hosts, "chains": chains})
+    return spec.model_copy(update={"hosts": hosts,
+                                   "chains": [relative_to(c, base) for c in spec.chains]})
 
 
 def load_plan(path: str | Path) -> PlanSpec:
@@ -137,7 +77,10 @@ def load_plan(path: str | Path) -> PlanSpec:
             raise doc.error(("hosts", i, "name"), "a name no other host kind has", h.name)
     if spec.ring < spec.burst:
         raise doc.error(("ring",), f"a ring of at least burst ({spec.burst}) packets", spec.ring)
-    for c in spec.chains:
-        if not all(math.isfinite(t.pps) for t in c.traffic):
-            raise InputError("finite rates", None, file=str(path), field=f"chains.{c.name}")
+    for i, c in enumerate(spec.chains):
+        if not c.traffic:
+            raise doc.error(("chains", i), "a chain with its traffic (traffic: [...])", None)
+        bad = c.problem()
+        if bad:
+            raise doc.error(("chains", i, *bad[0]), bad[1], bad[2])
     return spec

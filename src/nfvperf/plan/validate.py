@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nfvperf.chain import TrafficClass
 from nfvperf.errors import InputError
 from nfvperf.plan.capacity import cost_per_packet, queue_at
 from nfvperf.plan.spec import PlanSpec
@@ -16,38 +17,34 @@ FLOWS_PER_CLASS = 64
 
 def validate_plan(spec: PlanSpec, result: dict, platform_ref: str, *, duration_s: float = 2.0,
                   progress=None) -> list[dict[str, Any]]:
-    from nfvperf.dataplane.build import NFS
-    from nfvperf.dataplane.chain import ChainSpec as RunSpec
+    from nfvperf import limits, nfs
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.eo.platform import load_platform
 
     if sum(result["hosts"].values()) != 1:
-        raise InputError("a plan on one host (--validate runs it on this machine)",
-                         f"{sum(result['hosts'].values())} hosts", field="--validate")
+        raise InputError("a plan on one host (validation runs it on this machine)",
+                         f"{sum(result['hosts'].values())} hosts", field="hosts")
     platform = load_platform(platform_ref)
     rows = []
     for c, (ch, planned) in enumerate(zip(spec.chains, result["chains"])):
-        for svc in planned["services"]:
-            if svc["nf"] not in NFS:
-                raise InputError(f"NFs the data plane has ({', '.join(NFS)})", svc["nf"],
-                                 field=f"chains.{ch.name}")
         cores = sum(s["instances"] for s in planned["services"])
         scale = 1.0 / cores                 # this machine: one core for every NF instance
-        classes = [{"frame_bytes": min(t.frame_bytes, 1518), "rate_pps": t.pps * scale,
-                    "flows": t.flows or FLOWS_PER_CLASS} for t in ch.traffic]
-        run = RunSpec.model_validate({
-            "name": ch.name,
-            # the plan's split: an instance's weight is the traffic the plan gives it
-            "services": [{"nf": s["nf"], "instances": s["instances"], "policy": "weighted",
-                          "weights": [p["pps_per_instance"] for p in s["placement"]
-                                      for _ in range(p["instances"])],
-                          "args": ["--public-ip", "192.0.2.1{k}"] if s["nf"] == "nat" else []}
-                         for s in planned["services"]],
-            "traffic": classes})
+        classes = [TrafficClass(frame_bytes=min(t.frame_bytes, limits.MAX_FRAME),
+                                rate_pps=t.pps * scale, flows=t.flows or FLOWS_PER_CLASS)
+                   for t in ch.traffic]
+        # the plan's split: an instance's weight is the traffic the plan gives it
+        run = ch.model_copy(update={"traffic": classes, "services": [
+            svc.model_copy(update={
+                "instances": s["instances"], "policy": "weighted",
+                "weights": [p["pps_per_instance"] for p in s["placement"]
+                            for _ in range(p["instances"])],
+                "args": svc.args or list(nfs.get(svc.nf, field=f"chains.{ch.name}")
+                                         .instance_args)})
+            for svc, s in zip(ch.services, planned["services"])]})
         if progress:
             progress(f"running {ch.name} on the data plane", c, len(spec.chains))
-        measured = run_chain(run, duration_s=duration_s)
-        demand = sum(x["rate_pps"] for x in classes)
+        measured = run_chain(run, duration_s=duration_s).to_dict()
+        demand = sum(x.pps for x in classes)
         scaled = ch.model_copy(update={"traffic": [t.model_copy(update={
             "rate_mpps": t.pps * scale / 1e6, "rate_gbps": None}) for t in ch.traffic]})
         for s, (svc, got) in enumerate(zip(planned["services"], measured["services"])):

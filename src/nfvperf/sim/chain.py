@@ -1,53 +1,55 @@
-"""A chain of services with parallel instances, simulated (issue 6): each instance is a
+"""A chain of services with parallel instances (``nfvperf.chain``), simulated: each instance is a
 batched polling queue (the batching model's server: it takes up to β waiting packets, serves
 them as one batch, and polls again), the vSwitch's distribution policies pick the instance of
 every packet, and the traffic is made of flow classes (frame size, rate, flows).
 
 A packet's cost at a service comes from the estimator (the NF's EO model on a platform profile,
-at the class's frame size) or from a measurement (``cycles_per_packet`` in the spec); a batch
-adds ``batch_overhead_cycles``. An instance given ``cores`` runs at the clock × min(cores,
+at the class's frame size) or from a measurement (``cycles_per_packet`` in the simulator's
+options, ``SimOptions``); a batch adds ``batch_overhead_cycles``. An instance given ``cores`` runs at the clock × min(cores,
 threads): a single-threaded NF gains nothing from a second core (Hajji et al.), a second
 instance does. Instances run on a core of their own, or, where services name a ``cpu``, share
 that core with every instance that names it, batch by batch. Chain latency is the sum of the waits and services along the chain; the hops
 through the vSwitch are taken as free.
 
-The result has the data plane's JSON shape (``dataplane.chain.chain_result``): totals, a row
-per class, per service and instance.
+The result is the record the data plane fills too (``nfvperf.chain.ChainResult``); what the
+simulator does not model (ports, NF verdicts, dead NFs) is None there.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from nfvperf.dataplane.chain import POLICIES, ChainSpec, loss
+from nfvperf.chain import (DROP_PLACES, POLICY_CODES, ChainResult, ChainSpec, ClassResult,
+                           InstanceResult, Latency, ScaleResult, ServiceResult, TrafficClass,
+                           instance_name, integer_weights, loss)
 from nfvperf.errors import InputError
+from nfvperf.sim.options import SimOptions
 
-POLICY_CODES = {p: i for i, p in enumerate(POLICIES)}     # the kernel's POL_*
 
-
-def service_cycles(spec: ChainSpec, platform, frame_sizes: list[int]) -> np.ndarray:
-    """Cycles a packet costs at each service, for each frame size: measured, or estimated."""
-    from nfvperf.dataplane.build import model_path
+def service_cycles(spec: ChainSpec, platform, options: SimOptions,
+                   frame_sizes: list[int]) -> np.ndarray:
+    """Cycles a packet costs at each service, for each frame size: measured, or estimated from
+    the EO model (the options', else the NF's own)."""
+    from nfvperf import nfs
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
     out = np.zeros((len(spec.services), len(frame_sizes)))
     for i, svc in enumerate(spec.services):
-        field = f"services[{i}]"
-        if svc.cycles_per_packet is not None:
-            c = svc.cycles_per_packet
+        cost = options.cost(i)
+        if cost.cycles_per_packet is not None:
+            c = cost.cycles_per_packet
             if isinstance(c, dict):
                 xs = sorted(c)
                 out[i] = np.interp(frame_sizes, xs, [c[x] for x in xs])
             else:
                 out[i] = c
             continue
-        ref = svc.model or model_path(svc.nf)
-        if svc.model is None and not Path(ref).is_file():
+        ref = cost.model or svc.nf
+        nf = nfs.CATALOGUE.get(ref)
+        if nf is not None and not nf.has_model:
             raise InputError(f"a model or cycles_per_packet for {svc.nf} (it has no EO model)",
-                             None, field=f"{field}.model")
+                             None, field=f"services.{i}")
         model = load_nf(ref)
         for j, fb in enumerate(frame_sizes):
             out[i, j] = estimate(model, platform, frame_bytes=fb,
@@ -55,13 +57,14 @@ def service_cycles(spec: ChainSpec, platform, frame_sizes: list[int]) -> np.ndar
     return out
 
 
-def arrivals(classes: list[tuple[int, float, int]], duration_s: float, how: str,
+def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Arrival times, class and flow of every packet, in time order. Poisson: exponential
     gaps, a random flow of the class; paced: even gaps, flows in turn (as nfvp-gen)."""
     ts, cs, fs = [], [], []
     first = 0
-    for c, (_, rate, flows) in enumerate(classes):
+    for c, tc in enumerate(classes):
+        rate, flows = tc.pps, tc.run_flows
         if how == "poisson":
             n = rng.poisson(rate * duration_s)
             t = np.sort(rng.uniform(0, duration_s, n))
@@ -79,18 +82,27 @@ def arrivals(classes: list[tuple[int, float, int]], duration_s: float, how: str,
     return t[order], c[order].astype(np.int64), f[order].astype(np.int64)
 
 
-def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps: float = 1e5,
-                   flows: int = 1, duration_s: float = 1.0, how: str = "poisson",
-                   warmup_s: float | None = None, seed: int = 7) -> dict:
-    from nfvperf.dataplane.chain import instance_name, vswitch_weights
+def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None, *,
+                   default: TrafficClass | None = None,
+                   duration_s: float = 1.0) -> ChainResult:
+    """Simulate ``duration_s`` seconds of the chain's traffic (``default`` when the chain has
+    none) on ``platform``'s cores; ``options``: the simulator's own settings."""
     from nfvperf.sim import chain_kernel as kn
 
+    options = options or SimOptions()
     spec.check()
-    if how not in ("poisson", "paced"):
-        raise InputError("poisson or paced", how, field="--arrivals")
-    classes = spec.classes(frame_bytes, rate_pps, flows)
-    sizes = [c[0] for c in classes]
-    cycles = service_cycles(spec, platform, sizes)
+    if not (0 < duration_s <= 60):
+        raise InputError("0 < seconds ≤ 60", duration_s, field="duration_s")
+    for i in options.services:
+        if i >= len(spec.services):
+            raise InputError(f"a service index 0..{len(spec.services) - 1}", i,
+                             field="options.services")
+    if options.ring < options.burst:
+        raise InputError(f"a ring of at least burst ({options.burst}) packets", options.ring,
+                         field="options.ring")
+    classes = spec.classes(default)
+    sizes = [c.frame_bytes for c in classes]
+    cycles = service_cycles(spec, platform, options, sizes)
     S = len(spec.services)
     n_inst = np.array([s.instances for s in spec.services], dtype=np.int64)
     most = [spec.most_instances(i) for i in range(S)]
@@ -100,133 +112,114 @@ def simulate_chain(spec: ChainSpec, platform, *, frame_bytes: int = 64, rate_pps
     core = np.zeros((S, K), dtype=np.int64)
     own = 1 + max([s.cpu for s in spec.services if s.cpu is not None], default=-1)
     for i, s in enumerate(spec.services):
-        w = vswitch_weights(s.weights, s.instances) or [1] * s.instances
-        weights[i, :s.instances] = w
-        speed[i, :most[i]] = platform.cpu.clock_hz * min(s.cores, s.threads)
+        weights[i, :s.instances] = integer_weights(s.weights, s.instances)
+        cost = options.cost(i)
+        speed[i, :most[i]] = platform.cpu.clock_hz * min(cost.cores, cost.threads)
         for k in range(most[i]):         # a shared core (cpu), or one of its own
             if s.cpu is not None:
                 core[i, k] = s.cpu
             else:
                 core[i, k] = own
                 own += 1
-    warm = duration_s * 0.1 if warmup_s is None else warmup_s
-    t, c, f = arrivals(classes, duration_s + warm, how, np.random.default_rng(seed))
+    warm = duration_s * 0.1 if options.warmup_s is None else options.warmup_s
+    t, c, f = arrivals(classes, duration_s + warm, options.arrivals,
+                       np.random.default_rng(options.seed))
     events = sorted(spec.scale, key=lambda e: e.at_s)
     sc_w = np.zeros((len(events), K))
     for j, ev in enumerate(events):
-        sc_w[j, :ev.instances] = vswitch_weights(ev.weights, ev.instances) or [1] * ev.instances
+        sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
     stats, soj, cls_stats, cls_lat, cls_hist, moved = kn.run_chain(
-        t, c, f, np.array(sizes, dtype=np.int64), sum(x[2] for x in classes), n_inst,
+        t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
         np.array([spec.cost(i) == "bytes" for i in range(S)]), cycles,
-        np.array([s.batch_overhead_cycles for s in spec.services]), speed, core,
-        spec.quantum_us * 1e-6, spec.switch_us * 1e-6, spec.ring, spec.burst, warm,
+        np.array([options.cost(i).batch_overhead_cycles for i in range(S)]), speed, core,
+        options.quantum_us * 1e-6, options.switch_us * 1e-6, options.ring, options.burst, warm,
         np.array([warm + ev.at_s for ev in events], dtype=float),
         np.array([ev.service for ev in events], dtype=np.int64),
         np.array([ev.instances for ev in events], dtype=np.int64), sc_w,
-        *_stalls(spec, core, duration_s + warm, np.random.default_rng(seed + 1)))
-    scaling = [{"at_s": ev.at_s, "service": ev.service, "instances": ev.instances,
-                "moved": int(m)} for ev, m in zip(events, moved)]
-    result = _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
-                     cycles, instance_name)
-    result["scaling"] = scaling
-    for e in scaling:
-        result["services"][e["service"]]["flows_moved"] += e["moved"]
-    for i, svc in enumerate(result["services"]):
-        final = ([e["instances"] for e in scaling if e["service"] == i]
-                 or [spec.services[i].instances])[-1]
-        for k, inst in enumerate(svc["instances"]):
-            inst["in_service_at_end"] = k < final
-            if k >= final:              # as the data plane: a removed instance pins nothing
-                inst["flows"] = None
-    return _plain(result)
+        *_stalls(spec, options, core, duration_s + warm,
+                 np.random.default_rng(options.seed + 1)))
+    scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,
+                           moved=int(m), flows=None, hash_moved=None, mod_moved=None)
+               for ev, m in zip(events, moved)]
+    return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
+                   scaling)
 
 
-def _plain(x):
-    """NumPy scalars as Python numbers, for JSON."""
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_plain(v) for v in x]
-    return x.item() if isinstance(x, np.generic) else x
-
-
-def _stalls(spec: ChainSpec, core: np.ndarray, horizon: float, rng: np.random.Generator):
+def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
+            rng: np.random.Generator):
     """Stalls of the shared cores (those services name with `cpu`): Poisson in time at the
-    spec's rate, durations drawn from its measured ones."""
+    options' rate, durations drawn from its measured ones."""
     on = np.zeros(core.max() + 1, dtype=np.bool_)
-    if spec.stalls is None:
+    if options.stalls is None:
         return np.zeros(0), np.zeros(0), on
     for s in spec.services:
         if s.cpu is not None:
             on[s.cpu] = True
-    n = rng.poisson(spec.stalls.per_s * horizon)
+    n = rng.poisson(options.stalls.per_s * horizon)
     t = np.sort(rng.uniform(0, horizon, n))
-    d = rng.choice(np.asarray(spec.stalls.durations_us) * 1e-6, n)
+    d = rng.choice(np.asarray(options.stalls.durations_us) * 1e-6, n)
     return t, d, on
 
 
-def _quantiles(hist: np.ndarray, n: float) -> tuple[float | None, float | None]:
+def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:
+    """Mean and quantiles in µs of a log-binned latency histogram of ``n`` packets."""
     from nfvperf.sim.chain_kernel import LAT_LO, LAT_PER_DECADE
 
     if n <= 0:
-        return None, None
+        return Latency()
     cum = np.cumsum(hist)
     mids = LAT_LO * 10 ** ((np.arange(hist.size) + 0.5) / LAT_PER_DECADE)
-    return tuple(float(mids[min(np.searchsorted(cum, q * n), hist.size - 1)]) * 1e6
-                 for q in (0.5, 0.99))
+    p50, p90, p99 = (float(mids[min(np.searchsorted(cum, q * n), hist.size - 1)]) * 1e6
+                     for q in (0.5, 0.9, 0.99))
+    return Latency(mean=float(total_s / n * 1e6), p50=p50, p90=p90, p99=p99)
 
 
-def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist, cycles,
-            instance_name) -> dict:
+def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
+            scaling) -> ChainResult:
     from nfvperf.sim import chain_kernel as kn
 
     cls_rows = []
-    for j, (fb, rate, flows) in enumerate(classes):
-        o, d = cls_stats[j, 0], cls_stats[j, 1]
-        p50, p99 = _quantiles(cls_hist[j], d)
-        cls_rows.append({"frame_bytes": fb, "rate_pps": rate, "flows": flows,
-                         "offered": int(o), "delivered": int(d), "loss_pct": loss(o, d),
-                         "delivered_mpps": d / dur / 1e6,
-                         "delivered_gbps": d * fb * 8 / dur / 1e9,   # FCS in, as gen
-                         "latency_us": {"mean": cls_lat[j] / d * 1e6 if d else None,
-                                        "p50": p50, "p99": p99}})
+    for j, tc in enumerate(classes):
+        o, d, x = (int(v) for v in cls_stats[j, :3])
+        cls_rows.append(ClassResult(
+            frame_bytes=tc.frame_bytes, rate_pps=tc.pps, flows=tc.run_flows, offered=o,
+            delivered=d, dropped=x, in_flight=o - d - x, loss_pct=loss(o, d),
+            delivered_mpps=d / dur / 1e6,
+            delivered_gbps=d * tc.frame_bytes * 8 / dur / 1e9,      # FCS in, as gen
+            latency_us=_latency(cls_hist[j], d, cls_lat[j])))
     services = []
     for i, svc in enumerate(spec.services):
+        final = ([e.instances for e in scaling if e.service == i] or [svc.instances])[-1]
         inst = []
         for k in range(spec.most_instances(i)):
             st = stats[i, k]
-            served = st[kn.I_SERVED]
-            p50, p99 = _quantiles(soj[i, k], served)
-            inst.append({"name": instance_name(i, svc.nf, k), "in_service_at_end": True,
-                         "flows": int(st[kn.I_FLOWS]), "offered": int(st[kn.I_OFFERED]),
-                         "delivered": int(served), "dropped": int(st[kn.I_DROPPED]),
-                         "bytes": int(st[kn.I_BYTES]),
-                         "latency_us": {"mean": st[kn.I_SOJOURN] / served * 1e6
-                                        if served else None, "p50": p50, "p99": p99},
-                         "mean_batch": served / st[kn.I_BATCHES] if st[kn.I_BATCHES] else None})
-        services.append({"name": f"s{i}", "nf": svc.nf, "policy": svc.policy,
-                         "stateless": spec.stateless(i), "cost": spec.cost(i),
-                         "cycles_per_packet": {str(fb): float(cycles[i, j])
-                                               for j, (fb, _, _) in enumerate(classes)},
-                         "offered": sum(x["offered"] for x in inst),
-                         "delivered": sum(x["delivered"] for x in inst),
-                         "dropped": sum(x["dropped"] for x in inst),
-                         # the flows pinned now (a moved flow counts where it is)
-                         "flows_pinned": sum(x["flows"] for x in inst), "flows_moved": 0,
-                         "instances": inst})
-    o, d = cls_stats[:, 0].sum(), cls_stats[:, 1].sum()
-    hist = cls_hist.sum(axis=0)
-    p50, p99 = _quantiles(hist, d)
-    return {
-        "chain": spec.name, "arch": "simulated", "duration_s": dur,
-        "offered_packets": int(o), "delivered_packets": int(d), "loss_pct": loss(o, d),
-        "delivered_mpps": d / dur / 1e6,
-        "delivered_gbps": sum(r["delivered_gbps"] for r in cls_rows),
-        "latency_us": {"mean": cls_lat.sum() / d * 1e6 if d else None, "p50": p50,
-                       "p99": p99},
-        "dropped": {"queue_full": int(cls_stats[:, 2].sum())},
-        "classes": cls_rows, "services": services, "scaling": [],
-    }
-
+            served, offered, dropped = (int(st[x]) for x in (kn.I_SERVED, kn.I_OFFERED,
+                                                             kn.I_DROPPED))
+            batched = st[kn.I_BATCHED]
+            inst.append(InstanceResult(
+                name=instance_name(i, svc.nf, k), in_service_at_end=k < final,
+                # as the data plane: a removed instance pins nothing
+                flows=int(st[kn.I_FLOWS]) if k < final else None, offered=offered,
+                delivered=served, dropped=dropped, ring_full=dropped,
+                in_flight=offered - served - dropped, bytes=int(st[kn.I_BYTES]),
+                latency_us=_latency(soj[i, k], served, st[kn.I_SOJOURN]),
+                cycles_per_packet=float(st[kn.I_CYCLES] / batched) if batched else None,
+                mean_batch=float(batched / st[kn.I_BATCHES]) if st[kn.I_BATCHES] else None))
+        services.append(ServiceResult(
+            name=f"s{i}", nf=svc.nf, policy=svc.policy, stateless=spec.stateless(i),
+            cost=spec.cost(i), offered=sum(x.offered for x in inst),
+            delivered=sum(x.delivered for x in inst), dropped=sum(x.dropped for x in inst),
+            # the flows pinned now (a moved flow counts where it is)
+            flows_pinned=sum(x.flows or 0 for x in inst),
+            flows_moved=sum(e.moved for e in scaling if e.service == i), instances=inst))
+    o, d, x = (int(v) for v in cls_stats[:, :3].sum(axis=0))
+    dropped = dict.fromkeys(DROP_PLACES)
+    dropped["ring_full"] = x
+    return ChainResult(
+        chain=spec.name, backend="simulator", arch=None, duration_s=dur, offered_packets=o,
+        delivered_packets=d, loss_pct=loss(o, d), delivered_mpps=d / dur / 1e6,
+        delivered_gbps=sum(r.delivered_gbps for r in cls_rows),
+        latency_us=_latency(cls_hist.sum(axis=0), d, cls_lat.sum()), dropped=dropped,
+        in_flight=o - d - x, classes=cls_rows, services=services, scaling=scaling)

@@ -24,20 +24,26 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from nfvperf.chain.policies import POLICY_CODES
+from nfvperf.limits import NF_AWARE_DECAY_MS
+
 #: stalls of cores (the host taking the CPU away): start times, durations, which cores have
 #: them, and per core the next stall and the end of the current one; retry[0]: the heap code
 Stalls = namedtuple("Stalls", "t d on ptr until retry")
 
-POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = range(4)
+POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
+    "flow", "weighted", "round-robin", "nf-aware"))
 # latency histograms: log-spaced bins from 10 ns, 20 a decade, 9 decades (to 10 s)
 LAT_BINS = 180
 LAT_LO = 1e-8
 LAT_PER_DECADE = 20.0
-DECAY_S = 0.1   # nf-aware: loads weigh the last ~100 ms, as in the vSwitch
+DECAY_S = NF_AWARE_DECAY_MS * 1e-3   # nf-aware: loads weigh the last ~100 ms, as the vSwitch
 
 # per-instance counters
-I_OFFERED, I_DROPPED, I_SERVED, I_BATCHES, I_SOJOURN, I_BYTES, I_FLOWS = range(7)
-I_STATS = 7
+# (I_CYCLES: cycles of its batches; I_BATCHED: packets in them)
+I_OFFERED, I_DROPPED, I_SERVED, I_BATCHES, I_SOJOURN, I_BYTES, I_FLOWS, I_CYCLES, I_BATCHED = \
+    range(9)
+I_STATS = 9
 
 
 @njit(cache=True)
@@ -90,9 +96,16 @@ def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost
         lo, hi = (0, n_large) if large == 1 else (n_large, n)
         if lo >= hi:
             lo, hi = 0, n
+        # the least loaded of the group by load per weight; an instance of weight 0 takes
+        # nothing unless the whole group weighs 0 (as nf_aware_pick in the vSwitch)
         k = lo
-        for j in range(lo + 1, hi):
-            if inst_load[s, j] * weights[s, k] < inst_load[s, k] * weights[s, j]:
+        while k < hi and weights[s, k] == 0:
+            k += 1
+        if k == hi:
+            k = lo
+        for j in range(k + 1, hi):
+            if weights[s, j] != 0 and \
+                    inst_load[s, j] * weights[s, k] < inst_load[s, k] * weights[s, j]:
                 k = j
         pin[s, f] = k
         stats[s, k, I_FLOWS] += 1
@@ -193,6 +206,8 @@ def _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead
     busy[s, k] = True
     if t >= warmup_s:
         stats[s, k, I_BATCHES] += 1
+        stats[s, k, I_BATCHED] += nb
+        stats[s, k, I_CYCLES] += tot
     return _push(h_t, h_i, h_n, t + tot / speed[s, k], s * K + k)
 
 

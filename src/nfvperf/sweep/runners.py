@@ -71,7 +71,8 @@ def plan(plan: str, scale: float = 1.0, time_limit_s: float = 10.0) -> dict[str,
     spec = load_plan(plan)
     chains = [c.model_copy(update={"traffic": [
         t.model_copy(update={k: v * scale for k, v in (("rate_gbps", t.rate_gbps),
-                                                        ("rate_mpps", t.rate_mpps))
+                                                        ("rate_mpps", t.rate_mpps),
+                                                        ("rate_pps", t.rate_pps))
                              if v is not None}) for t in c.traffic]}) for c in spec.chains]
     try:
         r = solve(spec.model_copy(update={"chains": chains}), time_limit_s=time_limit_s)

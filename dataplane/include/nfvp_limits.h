@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* nfvp_limits.h: the limits, frame bounds and names that the C data plane and the Python driver
+ * (src/nfvperf/limits.py) share. This is the one copy: limits.py mirrors it, and a test parses
+ * this file and fails when the two differ. Plain C, no includes: keep each fact on one line. */
+
+#ifndef NFVP_LIMITS_H
+#define NFVP_LIMITS_H
+
+/* Processes and chains of one vSwitch. */
+#define NFVP_MAX_NFS 8192
+#define NFVP_MAX_CHAINS 8192
+#define NFVP_MAX_CHAIN_LEN 16
+#define NFVP_MAX_PORTS 4
+
+/* Packets an NF takes from its ring at most (one burst), and the default NF ring size. */
+#define NFVP_NF_MAX_BURST 32
+#define NFVP_NF_RING_SIZE 512
+
+/* Frames the generator builds and the mbufs carry (FCS included, as on the wire). */
+#define NFVP_MIN_FRAME 64
+#define NFVP_MAX_FRAME 1518
+
+/* Traffic: flows in all (the source address 10.0.(f >> 8).(f & 255) runs out there) and flow
+ * classes sent together. */
+#define NFVP_MAX_FLOWS 65536
+#define NFVP_MAX_CLASSES 4
+
+/* Services: chain steps served by parallel instances of one NF. */
+#define NFVP_MAX_SERVICES 64
+#define NFVP_MAX_INSTANCES 16
+#define NFVP_FLOW_ENTRIES 65536 /* pinned flows per service */
+#define NFVP_WEIGHT_MAX 1000    /* an instance's weight: an integer 0..NFVP_WEIGHT_MAX */
+#define NFVP_NF_AWARE_DECAY_MS 100 /* nf-aware: loads weigh the last ~100 ms */
+
+/* Exchange architectures (Cerrato et al., Sec. IV), in enum nfvp_arch's order. */
+#define NFVP_ARCH_NAMES "double-buffer", "semaphore", "shared-ring", "fdir", "isolated"
+
+/* Distribution policies of a service, in enum nfvp_policy's order. */
+#define NFVP_POLICY_NAMES "flow", "weighted", "round-robin", "nf-aware"
+
+enum nfvp_arch {
+	NFVP_ARCH_DOUBLE_BUFFER = 0,
+	NFVP_ARCH_SEMAPHORE,
+	NFVP_ARCH_SHARED_RING,
+	NFVP_ARCH_FDIR,
+	NFVP_ARCH_ISOLATED,
+	NFVP_ARCH_COUNT,
+};
+
+enum nfvp_policy {
+	NFVP_POL_FLOW = 0,
+	NFVP_POL_WEIGHTED,
+	NFVP_POL_RR,
+	NFVP_POL_NF_AWARE,
+	NFVP_POL_COUNT,
+};
+
+#endif /* NFVP_LIMITS_H */

@@ -1,0 +1,135 @@
+"""Verbs that measure this host: calibrate, and validate (estimates beside measurements)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from nfvperf.cli.common import (App, Format, FormatOpt, OutOpt, QuietOpt, app, emit, set_quiet,
+                                stages, write_file)
+from nfvperf.output import Column
+from nfvperf.output import table as output_table
+
+@app.command()
+def calibrate(
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the platform profile "
+                                                "(YAML) here, atomically.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and repetitions "
+                                        "(under a minute).")] = False,
+    cpu: Annotated[int, typer.Option("--cpu", help="The CPU to measure on.")] = 1,
+    name: Annotated[str, typer.Option("--name", help="The profile's name.")] = "host",
+    access: Annotated[str, typer.Option(
+        "--access", help="Price loads overlapped (as in bursts of packets) or dependent "
+        "(one at a time: latency, as the paper).")] = "overlapped",
+    fmt: FormatOpt = Format.table,
+    quiet: QuietOpt = False,
+) -> None:
+    """Measure this host (TSC, cache and DRAM latencies, rte_hash, rte_lpm, checksums, copies)
+    and write a platform profile for `nfvperf estimate --platform`."""
+    from nfvperf.calibrate import describe_host, measure, profile_yaml
+    from nfvperf.calibrate.profile import ACCESS_MODES, derive
+    from nfvperf.errors import InputError
+
+    set_quiet(quiet)
+    if access not in ACCESS_MODES:
+        raise InputError(" or ".join(ACCESS_MODES), access, field="--access")
+    host = describe_host(tsc_from_log=True)
+    with stages() as say:
+        data = measure(host, quick=quick, cpu=cpu, progress=say)
+    text = profile_yaml(host, data, name=name, access=access)
+    if out is not None:
+        from nfvperf.io import write_atomic
+
+        write_file(out, "--out", lambda path: write_atomic(path, text))
+    rows = [{"value": k, "measured": v[0], "how": v[1]}
+            for k, v in derive(host, data, access).items()]
+    if fmt is Format.table and out is None and not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    emit({"profile": {r["value"]: r["measured"] for r in rows}, "measurements": data}, fmt, None,
+          lambda d: [output_table(rows, [Column("value", "profile value", justify="left"),
+                                         Column("measured", "measured", lambda x: f"{x:.4g}"),
+                                         Column("how", "how", justify="left")],
+                                  title=f"{host.model}: {host.sockets} socket(s) × "
+                                        f"{host.cores_per_socket} cores")],
+          csv_rows=rows)
+
+
+validate_app = App(help="Estimates beside measurements.", no_args_is_help=True)
+app.add_typer(validate_app, name="validate")
+
+
+@validate_app.command("dataplane")
+def validate_dataplane(
+    platform: Annotated[Optional[str], typer.Option(
+        "--platform", "-p", help="Profile of this host (default: run `calibrate --quick` "
+        "first).")] = None,
+    nf: Annotated[Optional[list[str]], typer.Option(
+        "--nf", help="NFs to validate (repeatable): l2fwd, learnsw, router, mpls, nat, bng "
+        "(default: all).")] = None,
+    packet_sizes: Annotated[Optional[str], typer.Option(
+        "--packet-sizes", help="Frame sizes, comma-separated.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Small tables, two frame sizes, "
+                                        "short runs.")] = False,
+    report: Annotated[Optional[Path], typer.Option("--report", help="Write an HTML report "
+                                                   "(with the figures).")] = None,
+    plot_dir: Annotated[Optional[Path], typer.Option("--plot-dir", help="Write a PNG per NF "
+                                                     "here.")] = None,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The estimate of each NF's EO model beside the NF measured on the data plane (Baldi &
+    Sapio, Sec. 4, on this host)."""
+    import tempfile
+
+    from nfvperf.dataplane.sweep import parse_list
+    from nfvperf.dataplane.validate import cases, html_report, plot as draw, validate
+    from nfvperf.units import check_frame_bytes
+
+    set_quiet(quiet)
+    sizes = parse_list(packet_sizes, "--packet-sizes", int) if packet_sizes else (
+        [64, 512] if quick else [64, 128, 256, 512, 1024, 1518])
+    for s in sizes:
+        check_frame_bytes(s, field="--packet-sizes")
+    with tempfile.TemporaryDirectory() as tmp:
+        if platform is None:
+            from nfvperf.calibrate import describe_host, measure, profile_yaml
+
+            host = describe_host(tsc_from_log=True)
+            with stages() as say:
+                text = profile_yaml(host, measure(host, quick=True, progress=say))
+            platform = str(Path(tmp) / "host.yaml")
+            Path(platform).write_text(text)
+        with stages() as say:
+            rows = validate(platform, nf or list(cases(quick)), sizes,
+                            quick=quick,
+                            duration_s=0.5 if quick else 1.0, repeats=1 if quick else 3,
+                            progress=say)
+        pngs = {}
+        for name in dict.fromkeys(r["nf"] for r in rows):
+            target = (plot_dir or Path(tmp)) / f"{name}.png"
+            if plot_dir is not None:
+                plot_dir.mkdir(parents=True, exist_ok=True)
+            draw(rows, name, target)
+            pngs[name] = target
+        if report is not None:
+            from nfvperf.io import write_atomic
+
+            write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs)))
+    cols = [Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
+            Column("packet_size", "B"),
+            Column("estimated_cycles", "est. cycles", lambda v: f"{v:.1f}"),
+            Column("measured_cycles", "meas. cycles", lambda v: f"{v:.1f}"),
+            Column("error_pct", "error %", lambda v: f"{v:+.1f}"),
+            Column("estimated_mpps", "est. Mpps", lambda v: f"{v:.2f}"),
+            Column("measured_mpps", "meas. Mpps", lambda v: f"{v:.2f}"),
+            Column("top_eos", "largest EOs (cycles)", lambda v: ", ".join(
+                f"{e['eo']} {e['cycles']:.0f}" for e in v[:2]), justify="left")]
+    csv_rows = [{k: v for k, v in r.items() if k != "top_eos"} for r in rows]
+    emit(rows, fmt, out, lambda d: [output_table(d, cols, title="estimate vs data plane "
+                                                  f"({rows[0]['platform'] if rows else ''})")],
+          csv_rows=csv_rows)

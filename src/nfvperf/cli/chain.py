@@ -1,0 +1,128 @@
+"""Verbs of chains: ``chain simulate`` predicts a chain file, ``chain run`` measures it on the
+data plane; both take the same traffic options and print the same result (``ChainResult``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from nfvperf.cli.common import (DEFAULT_PLATFORM, App, ArchOpt, DurationOpt, FlowsOpt, Format,
+                                FormatOpt, GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, QuietOpt,
+                                RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, app, emit, set_quiet,
+                                stages)
+
+chain_app = App(help="Chains of services with parallel NF instances: predict one "
+                "(simulate) or measure it on the data plane (run).", no_args_is_help=True)
+app.add_typer(chain_app, name="chain")
+
+ChainFileArg = Annotated[Path, typer.Argument(
+    help="The chain (YAML: services, instances, policy, weights, traffic classes, scale "
+    "events; `nfvperf schema chain`).", show_default=False)]
+
+
+@chain_app.command("simulate")
+def chain_simulate(
+    chain: ChainFileArg,
+    platform: Annotated[str, typer.Option(
+        "--platform", "-p", help="The profile whose EO costs price the packets.")
+    ] = DEFAULT_PLATFORM,
+    sim: Annotated[Optional[Path], typer.Option(
+        "--sim", help="The simulator's options (YAML: ring, burst, turns, stalls, measured "
+        "costs; `nfvperf schema sim`).")] = None,
+    arrivals: Annotated[Optional[str], typer.Option(
+        "--arrivals", help="poisson or paced (as nfvp-gen) [default: the options' or "
+        "poisson].")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the arrivals.")] = None,
+    packet_size: PacketSizeOpt = 64,
+    rate_mpps: RateMppsOpt = None,
+    rate_gbps: RateGbpsOpt = None,
+    flows: FlowsOpt = 1,
+    duration: DurationOpt = 1.0,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Predict a chain: each instance a batched polling queue priced by its NF's EO model.
+    --packet-size, --rate-* and --flows make its traffic when the file has none."""
+    from nfvperf.chain import load_chain
+    from nfvperf.eo.platform import load_platform
+    from nfvperf.sim.chain import simulate_chain
+    from nfvperf.sim.options import SimOptions, load_options
+
+    set_quiet(quiet)
+    spec = load_chain(chain)
+    options = load_options(sim) if sim is not None else SimOptions()
+    changes = {k: v for k, v in (("arrivals", arrivals), ("seed", seed)) if v is not None}
+    if changes:
+        options = SimOptions.model_validate({**options.model_dump(), **changes})
+    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    prof = load_platform(platform)
+    with stages() as say:
+        if say:
+            say("simulating", 0, 1)
+        result = simulate_chain(spec, prof, options, default=default, duration_s=duration)
+    _show(result.to_dict(), fmt, out)
+
+
+@chain_app.command("run")
+def chain_run(
+    chain: ChainFileArg,
+    arch: ArchOpt = "double-buffer",
+    packet_size: PacketSizeOpt = 64,
+    rate_mpps: RateMppsOpt = None,
+    rate_gbps: RateGbpsOpt = None,
+    flows: FlowsOpt = 1,
+    duration: DurationOpt = 1.0,
+    vswitch_cpu: VswitchCpuOpt = 0,
+    nf_cpu: NfCpuOpt = 1,
+    gen_cpu: GenCpuOpt = 1,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Measure a chain on the data plane: its instances as NF processes, its services in the
+    vSwitch, its traffic from the generator, its scale events on time."""
+    from nfvperf.chain import load_chain
+    from nfvperf.dataplane.chain import run_chain
+
+    set_quiet(quiet)
+    spec = load_chain(chain, runnable=True)
+    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    with stages() as say:
+        result = run_chain(spec, arch=arch, default=default, duration_s=duration,
+                           vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
+                           progress=say)
+    _show(result.to_dict(), fmt, out)
+
+
+def _show(result: dict, fmt: Format, out: Path | None) -> None:
+    from nfvperf.chain.views import chain_rows, chain_tables
+
+    emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
+
+
+def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,
+                  flows: int):
+    """The command line's traffic class (for a chain file that has none), checked as a file's
+    would be; 0.1 Mpps when no rate is given."""
+    from pydantic import ValidationError
+
+    from nfvperf.chain import TrafficClass
+    from nfvperf.errors import InputError
+    from nfvperf.validation import expected_of
+
+    if rate_mpps is None and rate_gbps is None:
+        rate_mpps = 0.1
+    try:
+        return TrafficClass(frame_bytes=packet_size, rate_mpps=rate_mpps, rate_gbps=rate_gbps,
+                            flows=flows)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        name = err["loc"][0] if err["loc"] else "rate_gbps" if rate_gbps is not None \
+            else "rate_mpps"
+        flag = {"frame_bytes": "--packet-size"}.get(name, "--" + str(name).replace("_", "-"))
+        found = err.get("input") if err["loc"] else \
+            rate_gbps if rate_gbps is not None else rate_mpps
+        raise InputError(expected_of(TrafficClass, err), found, field=flag) from None

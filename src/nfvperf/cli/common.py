@@ -1,0 +1,240 @@
+"""What every verb of the command line shares: the app, the options defined once, and how
+results are printed (a table, JSON or CSV; to stdout or atomically to a file)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+
+
+class App(typer.Typer):
+    """A Typer app whose verbs speak of their options: a library error that names a parameter
+    (``duration_s``) is reported under the option that sets it (``--duration``)."""
+
+    def command(self, *args, **kwargs):
+        register = super().command(*args, **kwargs)
+
+        def decorate(fn):
+            register(_in_flags(fn))
+            return fn
+        return decorate
+
+
+def _in_flags(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def verb(*args, **kwargs):
+        from nfvperf.errors import InputError
+
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            flag = flag_of(exc.field) if exc.file is None else None
+            if flag is None or flag not in _options_of(fn):
+                raise
+            raise InputError(exc.expected, exc.found, field=flag) from None
+    return verb
+
+
+def _options_of(fn) -> set[str]:
+    """The long options a verb declares (from its parameters' typer.Option)."""
+    import typing
+
+    out = set()
+    for hint in typing.get_type_hints(fn, include_extras=True).values():
+        for meta in getattr(hint, "__metadata__", ()):
+            # typer.Option("--name", "-n"): the first declaration is kept as its default
+            decls = (getattr(meta, "default", None), *(getattr(meta, "param_decls", None) or ()))
+            out.update(d for d in decls if isinstance(d, str) and d.startswith("--"))
+    return out
+
+
+app = App(
+    name="nfvperf",
+    help="Predict, measure and plan the performance of software network functions.",
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+state = {"debug": False, "quiet": False}
+
+DEFAULT_PLATFORM = "xeon-e5-2690v2"
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file "
+                                                "(atomically) instead of standard output.")]
+PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="Packaged profile name or a "
+                                          "profile YAML file.")]
+PaperUnitsOpt = Annotated[bool, typer.Option(
+    "--paper-units", help="Read and print rates with binary prefixes (G = 2^30, M = 2^20), as "
+    "the paper's printed figures do; SI otherwise.")]
+RemoteOpt = Annotated[float, typer.Option(
+    "--remote-fraction", help="Share of packets read from the other socket's L3 (Sec. 4.2).")]
+PlotOpt = Annotated[Optional[Path], typer.Option(
+    "--plot", help="Also draw the result as a PNG file.", show_default=False)]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Say nothing but the results.")]
+ParamOpt = Annotated[Optional[list[str]], typer.Option(
+    "--param", help="NAME=VALUE for a model parameter (repeatable).")]
+# the traffic and CPUs of a run (data plane) or a simulation of a chain
+ArchOpt = Annotated[str, typer.Option("--arch", help="double-buffer, semaphore, shared-ring, "
+                                      "fdir or isolated.")]
+PacketSizeOpt = Annotated[int, typer.Option("--packet-size", "-s", help="Frame size in bytes "
+                                            "(FCS included).")]
+RateMppsOpt = Annotated[Optional[float], typer.Option("--rate-mpps", help="Offered packet rate.")]
+RateGbpsOpt = Annotated[Optional[float], typer.Option(
+    "--rate-gbps", help="Offered rate on the wire (20 B per frame beyond the frame).")]
+FlowsOpt = Annotated[int, typer.Option("--flows", help="Distinct 5-tuples.")]
+DurationOpt = Annotated[float, typer.Option("--duration", help="Seconds of traffic.")]
+VswitchCpuOpt = Annotated[int, typer.Option("--vswitch-cpu", help="The vSwitch's CPU.")]
+NfCpuOpt = Annotated[int, typer.Option("--nf-cpu", help="The CPU the NFs share.")]
+GenCpuOpt = Annotated[int, typer.Option("--gen-cpu", help="The generator's CPU.")]
+
+#: a library parameter -> the option that sets it, where their names differ; the others are
+#: spelled alike ("flows" -> "--flows", "packet_size" -> "--packet-size")
+FLAGS = {"duration_s": "--duration", "max_batch": "--beta", "capacity": "--queue",
+         "frame_bytes": "--packet-size", "params": "--param", "rate": "--rate-mbps",
+         "interarrivals": "--arrivals-file", "service": "--service-times"}
+
+
+def flag_of(field: str | None) -> str | None:
+    """The option a library error's parameter is set by (None: a file's field, left alone)."""
+    if not field or not field.replace("_", "").isalpha() or not field.islower():
+        return None
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+
+class stages:
+    """A progress bar on stderr whose description follows the stage: callback(what, done,
+    total); None with -q or when stderr is not a terminal."""
+
+    def __enter__(self):
+        if state["quiet"] or not sys.stderr.isatty():
+            return None
+        from rich.progress import Progress
+
+        self.bar = Progress(transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("", total=1)
+        return lambda what, done, total: self.bar.update(self.task, description=what,
+                                                         completed=done, total=total)
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "bar", None) is not None:
+            self.bar.stop()
+
+
+def set_quiet(flag: bool) -> None:
+    state["quiet"] = flag
+
+
+def frame_sizes(one: int | None, many: str | None) -> list[int]:
+    from nfvperf.errors import InputError
+    from nfvperf.units import RFC2544_FRAME_BYTES
+
+    if one is not None and many is not None:
+        raise InputError("--packet-size or --packet-sizes, not both", many, field="--packet-sizes")
+    if many is None:
+        return [64 if one is None else one]
+    if many.strip().lower() == "rfc2544":
+        return list(RFC2544_FRAME_BYTES)
+    try:
+        return [int(x) for x in many.split(",") if x.strip()] or [int("x")]
+    except ValueError:
+        raise InputError("comma-separated frame sizes such as 64,128,256, or rfc2544", many,
+                         field="--packet-sizes") from None
+
+
+def model_params(items: list[str] | None) -> dict[str, float]:
+    from nfvperf.errors import InputError
+
+    params = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            params[name.strip()] = float(value)
+        except ValueError:
+            raise InputError("NAME=NUMBER", item, field="--param") from None
+    return params
+
+
+def emit(data: Any, fmt: Format, out: Path | None, make_tables, *, csv_rows=None) -> None:
+    from nfvperf import output
+
+    if fmt is Format.json or make_tables is None:
+        text = output.to_json(data)
+    elif fmt is Format.csv:
+        text = output.to_csv(csv_rows if csv_rows is not None else data)
+    else:
+        text = None
+    if out is not None:
+        from nfvperf.io import write_atomic
+
+        if text is None:
+            text = render(make_tables(data), width=120, color=False)
+        write_file(out, "--out", lambda path: write_atomic(path, text))
+        return
+    if text is not None:
+        sys.stdout.write(text)
+        return
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    for item in make_tables(data):
+        console.print(item)
+
+
+def save_plot(draw, data, path: Path) -> None:
+    write_file(path, "--plot", lambda target: draw(data, target))
+
+
+def write_file(path: Path, option: str, write) -> None:
+    """Run ``write(path)``; an OS error names the option, and success is said on stderr."""
+    try:
+        write(path)
+    except OSError as exc:
+        from nfvperf.errors import InputError
+
+        raise InputError("a writable file", exc.strerror or str(exc), field=option) from None
+    if not state["quiet"]:
+        typer.echo(f"wrote {path}", err=True)
+
+
+def render(items, *, width: int, color: bool) -> str:
+    import io as _io
+
+    from rich.console import Console
+
+    buf = _io.StringIO()
+    console = Console(file=buf, width=width, color_system=None if not color else "auto")
+    for item in items:
+        console.print(item)
+    return buf.getvalue()
+
+
+
+def renamed(old: str, new: str) -> None:
+    """A notice that a spelling of an earlier release still works, and what replaces it."""
+    import warnings
+
+    from nfvperf.nfs import RenamedWarning
+
+    warnings.warn(f"`nfvperf {old}` is now `nfvperf {new}`; the old spelling goes in the "
+                  "next release", RenamedWarning, stacklevel=2)

@@ -1,0 +1,33 @@
+"""Limits, frame bounds and names of the C data plane, as Python sees them.
+
+The one copy is ``dataplane/include/nfvp_limits.h``; this module mirrors it so that an installed
+package (which has no C headers) knows them too, and ``tests/test_limits.py`` parses the header
+and fails when the two differ. Every value a user gives is checked against these before any
+process starts.
+"""
+
+from __future__ import annotations
+
+#: processes and chains of one vSwitch
+MAX_NFS = 8192
+MAX_CHAINS = 8192
+MAX_CHAIN_LEN = 16
+MAX_PORTS = 4
+#: packets an NF takes from its ring at most, and the default NF ring size
+NF_MAX_BURST = 32
+NF_RING_SIZE = 512
+#: frames the generator builds and the mbufs carry (FCS included)
+MIN_FRAME = 64
+MAX_FRAME = 1518
+#: flows in all, and flow classes sent together
+MAX_FLOWS = 65536
+MAX_CLASSES = 4
+#: services: chain steps served by parallel instances of one NF
+MAX_SERVICES = 64
+MAX_INSTANCES = 16
+FLOW_ENTRIES = 65536
+WEIGHT_MAX = 1000
+NF_AWARE_DECAY_MS = 100
+#: exchange architectures (Cerrato et al., Sec. IV) and distribution policies, in C's order
+ARCH_NAMES = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
+POLICY_NAMES = ("flow", "weighted", "round-robin", "nf-aware")

@@ -1,0 +1,118 @@
+"""The NF catalogue: one name per network function, used everywhere (estimate, explain, the data
+plane, validate, plan, chain files).
+
+Each NF says what the data plane runs (its binary, ``nfvp-nf-<name>``), whether it keeps
+per-flow state, what drives its cost (packets for header NFs, bytes for payload NFs) and its EO
+model: ``NAME`` is the model of what nfvperf's own C code does, ``NAME@paper`` the model as Baldi
+& Sapio print it (Sec. 3, Fig. 6-8), where the paper has one. Both are package data
+(``nfvperf/data/nfs/``), so an installed nfvperf has every model.
+
+The names of earlier releases (``l2_basic_forwarding``, ``l2_learning_switch``,
+``mpls_switch``) are still read, with a one-line notice naming the new spelling.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from nfvperf.errors import InputError
+
+MODELS_DIR = Path(__file__).resolve().parent / "data" / "nfs"
+#: the variant suffix of a model as a paper prints it
+PAPER = "paper"
+
+
+class RenamedWarning(FutureWarning):
+    """A name of an earlier release was used; the message names the new spelling."""
+
+
+@dataclass(frozen=True)
+class NF:
+    """One network function of the catalogue."""
+
+    name: str
+    summary: str
+    stateless: bool
+    cost: Literal["packets", "bytes"]
+    has_model: bool = True       # an EO model of the C code ships with nfvperf
+    has_paper_model: bool = False
+    generic_traffic: bool = False  # `dataplane run` feeds it its generic traffic
+    #: options each instance needs of its own ({k}: the instance's index)
+    instance_args: tuple[str, ...] = ()
+
+    @property
+    def binary(self) -> str:
+        """The data plane's executable."""
+        return f"nfvp-nf-{self.name}"
+
+    def models(self) -> list[str]:
+        """The references of its packaged EO models."""
+        return ([self.name] if self.has_model else []) + \
+            ([f"{self.name}@{PAPER}"] if self.has_paper_model else [])
+
+
+CATALOGUE: dict[str, NF] = {nf.name: nf for nf in (
+    NF("signature", "checks a payload signature, drops what fails", True, "packets",
+       has_model=False, generic_traffic=True),
+    NF("forward", "hands every packet on unchanged", True, "packets", has_model=False,
+       generic_traffic=True),
+    NF("mpls", "MPLS label swap (Baldi & Sapio Sec. 3.1.3)", True, "packets",
+       has_paper_model=True, generic_traffic=True),
+    NF("counter", "counts packets and bytes per flow", False, "packets", has_model=False,
+       generic_traffic=True),
+    NF("l2fwd", "L2 basic forwarding over a MAC table (Sec. 3.1.1)", True, "packets",
+       has_paper_model=True),
+    NF("learnsw", "L2 learning switch (Sec. 3.1.2)", False, "packets", has_paper_model=True),
+    NF("router", "IPv4 router, LPM lookup", True, "packets"),
+    NF("nat", "source NAT (NAPT)", False, "packets",
+       instance_args=("--public-ip", "192.0.2.1{k}")),
+    NF("bng", "broadband network gateway, after Intel DPPD (Sec. 3.2)", False, "packets",
+       has_paper_model=True),
+    NF("ids", "Aho-Corasick IDS over every payload byte", False, "bytes"),
+)}
+
+#: names of earlier releases -> the reference that replaces them
+RENAMED = {"l2_basic_forwarding": "l2fwd@paper", "l2_learning_switch": "learnsw@paper",
+           "mpls_switch": "mpls@paper"}
+
+
+def names() -> tuple[str, ...]:
+    """Every NF's name, in the catalogue's order."""
+    return tuple(CATALOGUE)
+
+
+def get(name: str, *, field: str = "nf") -> NF:
+    """The NF of that name; :class:`InputError` naming ``field`` otherwise."""
+    nf = CATALOGUE.get(name)
+    if nf is None:
+        raise InputError("an NF of the catalogue (" + ", ".join(CATALOGUE) + ")", name,
+                         field=field)
+    return nf
+
+
+def packaged_models() -> list[str]:
+    """References of every packaged EO model (``NAME`` and ``NAME@paper``), sorted."""
+    return sorted(ref for nf in CATALOGUE.values() for ref in nf.models())
+
+
+def renamed(ref: str) -> str:
+    """``ref`` with an earlier release's name replaced by the current one (and a notice)."""
+    new = RENAMED.get(ref)
+    if new is None:
+        return ref
+    warnings.warn(f"{ref} is now called {new}; the old name goes in the next release",
+                  RenamedWarning, stacklevel=3)
+    return new
+
+
+def model_file(ref: str) -> Path | None:
+    """The packaged file of a model reference (``l2fwd``, ``bng@paper``, an earlier name), or
+    None when ``ref`` names no packaged model."""
+    name, _, variant = renamed(ref).partition("@")
+    nf = CATALOGUE.get(name)
+    if nf is None or f"{name}@{variant}".rstrip("@") not in nf.models():
+        return None
+    return MODELS_DIR / (f"{variant}/{name}.yaml" if variant else f"{name}.yaml")

@@ -1,0 +1,82 @@
+"""How the simulator runs a chain: what the chain file does not say because the data plane has
+it built in (its rings and bursts), because the host decides it (turns on a shared core, stalls)
+or because it is a what-if (measured costs, cores per instance). A YAML file of them::
+
+    ring: 512                  # packets an instance's queue holds (the data plane's NF ring)
+    burst: 32                  # packets an instance takes at most a poll
+    quantum_us: 0              # shared core: how long a busy instance may keep it
+    switch_us: 0               # shared core: the cost of a change of turn (> 0: turns)
+    stalls: {per_s: 10, durations_us: [3000]}
+    arrivals: poisson          # or paced (even gaps, flows in turn, as nfvp-gen)
+    services:                  # by index in the chain
+      0: {cycles_per_packet: 300, batch_overhead_cycles: 200}
+      1: {model: my-ids.yaml, cores: 2, threads: 2}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from nfvperf import limits
+from nfvperf.validation import FileModel
+
+
+class Stalls(FileModel):
+    """Times the host takes a shared core away (e.g. a VM's vCPU descheduled): measured."""
+
+    per_s: float = Field(ge=0, description="stalls a second")
+    durations_us: list[float] = Field(min_length=1, description="their lengths, as measured")
+
+
+class ServiceCost(FileModel):
+    """What a packet costs at one service, and how fast its instances run."""
+
+    model: str | None = Field(None, description="EO model (packaged reference or file) that "
+                              "prices a packet; default: the NF's own (nfvperf.nfs)")
+    cycles_per_packet: float | dict[int, float] | None = Field(
+        None, description="measured cost instead of the model: one figure, or by frame size "
+                          "(interpolated)")
+    cores: float = Field(1.0, gt=0, description="cores given to each instance")
+    threads: int = Field(1, ge=1, description="threads an instance runs: it uses at most "
+                                              "this many of its cores")
+    batch_overhead_cycles: float = Field(200.0, ge=0, description="cost of a batch besides "
+                                         "its packets (the NF's loop: dequeue, enqueue; "
+                                         "validation measures 6-8 cycles a packet between "
+                                         "the loop and the handler at batches of ~30)")
+
+
+class SimOptions(FileModel):
+    """The simulator's own settings (see the module docstring); every field has a default."""
+
+    ring: int = Field(limits.NF_RING_SIZE, ge=1, le=65536,
+                      description="packets an instance's queue holds")
+    burst: int = Field(limits.NF_MAX_BURST, ge=1, le=256,
+                       description="packets an instance takes at most")
+    quantum_us: float = Field(0, ge=0, description="instances that share a cpu: how long one "
+                              "may keep it while it has packets (the kernel's time slice); "
+                              "0: one batch per turn")
+    switch_us: float = Field(0, ge=0, description="instances that share a cpu: the cost of "
+                             "a change of turn (a yield and a context switch); > 0 makes them "
+                             "poll in turn, as NF processes that yield do; 0: no cost")
+    stalls: Stalls | None = Field(None, description="stalls of the shared cores")
+    arrivals: Literal["poisson", "paced"] = Field("poisson", description="poisson, or paced "
+                                                  "as nfvp-gen sends")
+    warmup_s: float | None = Field(None, ge=0, description="simulated before counting "
+                                   "(default: a tenth of the duration)")
+    seed: int = Field(7, description="of the random arrivals and stalls")
+    services: dict[int, ServiceCost] = Field(default_factory=dict,
+                                             description="by index in the chain")
+
+    def cost(self, i: int) -> ServiceCost:
+        """Service ``i``'s costs: its own, or the defaults."""
+        return self.services.get(i) or ServiceCost()
+
+
+def load_options(path: str | Path) -> SimOptions:
+    """Read a simulator options file; InputError names the file, line and field."""
+    from nfvperf.validation import load_file
+
+    return load_file(path, SimOptions, "simulator options")[1]
