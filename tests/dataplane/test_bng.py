@@ -116,7 +116,7 @@ def test_generator_sweeps_what_the_bng_tables_hold(dataplane, which):
     """nfvp-gen's --encap qinq/gre sweeps (tags, GRE keys, inner addresses) address exactly the
     BNG's tables: the BNG drops no frame, and they come back (the traffic of validate; a
     shared 2-CPU machine may lose a few on the way: rings, not the BNG)."""
-    from nfvperf.dataplane.validate import cases, measure
+    from nfvperf.validation.dataplane import cases, measure
 
     traffic = cases(quick=True)["bng"][which]
     m = measure("bng", traffic, 128, rate_pps=2e5, duration_s=0.5)

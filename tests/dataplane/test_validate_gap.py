@@ -3,7 +3,7 @@ in the report). Pure functions: no data plane needed."""
 
 from __future__ import annotations
 
-from nfvperf.dataplane.validate import gap, html_report
+from nfvperf.validation.dataplane import gap, html_report
 
 
 def row(err: float, dram: float = 0, measured: float = 200) -> dict:

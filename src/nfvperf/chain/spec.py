@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 from nfvperf import limits, nfs, units
 from nfvperf.chain.policies import POLICIES, weights_problem
 from nfvperf.errors import InputError
-from nfvperf.validation import FileModel
+from nfvperf.files import FileModel
 
 #: the fields of a service, chain or file that moved to the simulator's options
 SIMULATOR_FIELDS = frozenset({"model", "cycles_per_packet", "cores", "threads",
@@ -267,7 +267,7 @@ def relative_to(spec: ChainSpec, base: Path) -> ChainSpec:
 def load_chain(path: str | Path, *, runnable: bool = False) -> ChainSpec:
     """Read and check a chain file; :class:`InputError` names the file, line and field.
     ``runnable``: also check what the data plane needs (NFs it has, frames it carries)."""
-    from nfvperf.validation import load_file
+    from nfvperf.files import load_file
 
     doc, spec = load_file(path, ChainSpec, "services")
     spec = relative_to(spec, Path(path).resolve().parent)

@@ -87,7 +87,7 @@ def validate_dataplane(
     import tempfile
 
     from nfvperf.dataplane.sweep import parse_list
-    from nfvperf.dataplane.validate import cases, html_report, plot as draw, validate
+    from nfvperf.validation.dataplane import cases, html_report, plot as draw, validate
     from nfvperf.units import check_frame_bytes
 
     set_quiet(quiet)

@@ -111,7 +111,7 @@ def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | 
 
     from nfvperf.chain import TrafficClass
     from nfvperf.errors import InputError
-    from nfvperf.validation import expected_of
+    from nfvperf.files import expected_of
 
     if rate_mpps is None and rate_gbps is None:
         rate_mpps = 0.1

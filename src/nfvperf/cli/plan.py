@@ -45,7 +45,7 @@ def plan_cmd(
     with stages() as say:
         result = plan(spec, progress=say, time_limit_s=time_limit, explain=explain)
     if validate:
-        from nfvperf.plan.validate import validate_plan
+        from nfvperf.validation.plan import validate_plan
         from nfvperf.plan.views import validation_table
 
         with stages() as say:

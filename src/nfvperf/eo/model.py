@@ -23,7 +23,7 @@ from nfvperf.eo.expr import Expr, ExprError
 from nfvperf.eo.operations import KIND_EXPECTED, OperationSpec, check_value, lookup, names
 from nfvperf.errors import InputError
 from nfvperf.io import Document, format_path
-from nfvperf.validation import FileModel, validate
+from nfvperf.files import FileModel, validate
 
 #: Variables every model may use; ``params`` add more.
 BUILTIN_VARIABLES = {"ps": "Ethernet payload size: frame - 18 B", "frame": "Ethernet frame size"}

@@ -16,7 +16,7 @@ from pydantic import (BeforeValidator, Field, PrivateAttr, ValidationInfo, WithJ
 
 from nfvperf import units
 from nfvperf.errors import InputError
-from nfvperf.validation import FileModel, validate
+from nfvperf.files import FileModel, validate
 
 
 def _prefixes(info: ValidationInfo) -> units.Prefixes:

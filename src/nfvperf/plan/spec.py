@@ -21,7 +21,7 @@ from pydantic import Field
 
 from nfvperf.chain import ChainSpec
 from nfvperf.chain.spec import relative_to
-from nfvperf.validation import FileModel
+from nfvperf.files import FileModel
 
 
 class HostSpec(FileModel):
@@ -67,7 +67,7 @@ def _relative_to(spec: PlanSpec, base: Path) -> PlanSpec:
 
 def load_plan(path: str | Path) -> PlanSpec:
     """Read and check a plan file; InputError names the file, line and field."""
-    from nfvperf.validation import load_file
+    from nfvperf.files import load_file
 
     doc, spec = load_file(path, PlanSpec, "hosts and chains")
     spec = _relative_to(spec, Path(path).resolve().parent)

@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import Field
 
 from nfvperf import limits
-from nfvperf.validation import FileModel
+from nfvperf.files import FileModel
 
 
 class Stalls(FileModel):
@@ -77,6 +77,6 @@ class SimOptions(FileModel):
 
 def load_options(path: str | Path) -> SimOptions:
     """Read a simulator options file; InputError names the file, line and field."""
-    from nfvperf.validation import load_file
+    from nfvperf.files import load_file
 
     return load_file(path, SimOptions, "simulator options")[1]

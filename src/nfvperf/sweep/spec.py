@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from nfvperf.validation import FileModel
+from nfvperf.files import FileModel
 
 RUNS = ("batching", "estimate", "plan")
 
@@ -60,7 +60,7 @@ class SweepSpec(FileModel):
 
 def load_sweep(path: str | Path) -> SweepSpec:
     from nfvperf.sweep.runners import check
-    from nfvperf.validation import load_file
+    from nfvperf.files import load_file
 
     doc, spec = load_file(path, SweepSpec, "run and grid")
     bad = check(spec)

@@ -1,4 +1,5 @@
-"""pydantic models of user files -> objects, with pydantic's errors turned into one-line InputErrors."""
+"""Files users write: the base of their pydantic models, and their loading with pydantic's errors
+turned into one-line InputErrors (file, line, field, expected, found)."""
 
 from __future__ import annotations
 

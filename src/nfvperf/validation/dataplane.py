@@ -1,7 +1,7 @@
 """The estimator against real NFs on the data plane (Baldi & Sapio, Sec. 4, on this host).
 
-For each NF and traffic pattern and frame size: the estimate of its EO model (the model.yaml
-beside the NF's C source) on a platform profile, beside what the NF measured on the data plane:
+For each NF and workload (its tables and the traffic that exercises them) and frame size: the
+estimate of its EO model (the NF catalogue's) on a platform profile, beside what the NF measured on the data plane:
 TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
 and the processing of the model) and of the handler alone, as the median over the NF's busy
 loops (a loop the scheduler interrupted is an outlier there, while it would inflate a mean);
@@ -19,9 +19,10 @@ from nfvperf.errors import InputError
 
 
 @dataclass(frozen=True)
-class Traffic:
-    """One traffic pattern for an NF: the generator's options, the NF's and the model's (its
-    params, and the path these packets take: None for the model's mix or only path)."""
+class Workload:
+    """What an NF is validated on: the generator's options (the traffic), the NF's (its
+    tables) and the model's (its params, and the path these packets take: None for the
+    model's mix or only path)."""
 
     name: str
     gen: tuple[str, ...] = ()
@@ -32,25 +33,25 @@ class Traffic:
     min_frame: int = 64
 
 
-def _bng(subs: int) -> list[Traffic]:
+def _bng(subs: int) -> list[Workload]:
     """The BNG's two directions over `subs` subscribers: QinQ tag pairs swept over the
     subscriber table towards /24 routes; GRE keys and inner addresses swept over the core
     table (filled with as many customers)."""
     args = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
     params = {"subscribers": subs, "core_entries": 2 * subs}
     return [
-        Traffic(f"access, {subs} subscribers, /24 routes", path="access",
+        Workload(f"access, {subs} subscribers, /24 routes", path="access",
                 gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",
                      "10.0.0.1", "--dst-ip-step", "256", "--dst-ip-count", "65536"),
                 nf_args=args, params={**params, "prefix_bytes": 3}),
-        Traffic(f"core, {subs} subscribers", path="core", min_frame=96,
+        Workload(f"core, {subs} subscribers", path="core", min_frame=96,
                 gen=("--encap", "gre", "--dst-ip-base", "10.0.0.1", "--dst-ip-count",
                      str(subs)),
                 nf_args=(*args, "--core-fill", str(subs)), params=params),
     ]
 
 
-def cases(quick: bool) -> dict[str, list[Traffic]]:
+def cases(quick: bool) -> dict[str, list[Workload]]:
     """The NFs validated and the traffic each needs: the paper's few vs many destinations
     (and destinations the table lacks: its hit rate), sources spread over the table, routes that
     end within the first DIR-24-8 table or need the second, one flow vs many, tables that fit
@@ -60,42 +61,42 @@ def cases(quick: bool) -> dict[str, list[Traffic]]:
     conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
     return {
         "l2fwd": [
-            Traffic("1 destination", nf_args=table, params={"entries": entries}),
-            Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
+            Workload("1 destination", nf_args=table, params={"entries": entries}),
+            Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
-            Traffic(f"{2 * entries} destinations, half unknown (dropped)",
+            Workload(f"{2 * entries} destinations, half unknown (dropped)",
                     gen=("--dst-mac-count", str(2 * entries)), nf_args=table,
                     params={"entries": entries}),
         ],
         "learnsw": [
-            Traffic("1 destination", nf_args=table, params={"entries": entries}),
-            Traffic(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
+            Workload("1 destination", nf_args=table, params={"entries": entries}),
+            Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
-            Traffic(f"{entries} sources", gen=("--src-mac-count", str(entries)),
+            Workload(f"{entries} sources", gen=("--src-mac-count", str(entries)),
                     nf_args=table, params={"entries": entries}),
         ],
         "router": [
-            Traffic("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
+            Workload("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
                                        "--dst-ip-count", "65536"),
                     nf_args=("--port-base", "1"), params={"prefix_bytes": 3}),
-            Traffic("/28 routes", gen=("--dst-ip-base", "11.0.0.1", "--dst-ip-step", "16",
+            Workload("/28 routes", gen=("--dst-ip-base", "11.0.0.1", "--dst-ip-step", "16",
                                        "--dst-ip-count", "4096"),
                     nf_args=("--port-base", "1"), params={"prefix_bytes": 4}),
         ],
-        "mpls": [Traffic("one label", mpls=True)],
+        "mpls": [Workload("one label", mpls=True)],
         "nat": [
-            Traffic("1 flow", nf_args=("--entries", str(conns)), params={"entries": conns}),
-            Traffic(f"{conns} flows", gen=("--flows", str(conns)),
+            Workload("1 flow", nf_args=("--entries", str(conns)), params={"entries": conns}),
+            Workload(f"{conns} flows", gen=("--flows", str(conns)),
                     nf_args=("--entries", str(conns)), params={"entries": conns}),
         ],
-        "ids": [Traffic("100 random signatures, payload without matches")],
+        "ids": [Workload("100 random signatures, payload without matches")],
         # 64K subscribers: tables in L3; 1M: in DRAM (the paper's 16M does not fit 1 GB of
         # hugepages)
         "bng": _bng(1 << 16) + ([] if quick else _bng(1 << 20)),
     }
 
 
-def measure(nf: str, traffic: Traffic, frame_bytes: int, *, rate_pps: float,
+def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
             duration_s: float) -> dict:
     """Run the NF alone in a chain (every MAC goes to it) and read its cycle counts."""
     with Session("double-buffer") as s:
