@@ -24,7 +24,7 @@
  * label 1000 + r. The core table holds --core-entries; --core-fill of them are there from the
  * start: entry k has GRE key k and address --core-ip-base + k, subscriber k's tags, MAC
  * 02:00:cc + k (low 24 bits) and port --port-base + k mod --ports.
- * Its EO model is model.yaml beside this file. */
+ * Its EO model: src/nfvperf/data/nfs/bng.yaml. */
 
 #include <getopt.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  *
  * Signatures: --signatures FILE (one per line; \xHH escapes; blank lines and # comments
  * skipped), else --random N of them (default 100), 8 to 16 random bytes each from --seed.
- * Its EO model is model.yaml beside this file. */
+ * Its EO model: src/nfvperf/data/nfs/ids.yaml. */
 
 #include <errno.h>
 #include <getopt.h>

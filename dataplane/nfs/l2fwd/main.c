@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* l2fwd: L2 basic forwarding (Baldi & Sapio, Sec. 3.1.1, Fig. 6a): the destination MAC is
  * looked up in a hash table; a hit sends the packet out of the port the entry holds, a miss
- * drops it. The table and its options: ../common/mac_table.h. Its EO model is model.yaml
- * beside this file. */
+ * drops it. The table and its options: ../common/mac_table.h.
+ * Its EO model: src/nfvperf/data/nfs/l2fwd.yaml. */
 
 #include <string.h>
 

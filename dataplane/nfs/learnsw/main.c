@@ -2,8 +2,8 @@
 /* learnsw: an L2 learning switch (Baldi & Sapio, Sec. 3.1.2, Fig. 6b): the key is the MAC and
  * the VLAN ID (0 for untagged frames); the destination's entry gives the output port (a miss
  * floods: the chain's port), and the source is learned: its entry is added, or its port and
- * timestamp refreshed. The table and its options: ../common/mac_table.h. Its EO model is
- * model.yaml beside this file. */
+ * timestamp refreshed. The table and its options: ../common/mac_table.h.
+ * Its EO model: src/nfvperf/data/nfs/learnsw.yaml. */
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>

@@ -16,7 +16,7 @@
  * The IPv4 header checksum and the UDP/TCP checksum (its pseudo-header share too) are updated
  * incrementally (RFC 1624); a UDP checksum of 0 (none) stays 0. Dropped as well: not IPv4, not
  * UDP or TCP, fragments but the first (offset != 0: they carry no ports), truncated headers.
- * The output port is the chain's. Its EO model is model.yaml beside this file. */
+ * The output port is the chain's. Its EO model: src/nfvperf/data/nfs/nat.yaml. */
 
 #include <arpa/inet.h>
 #include <assert.h>

@@ -3,7 +3,8 @@
  * TTL decrement with an incremental checksum update (RFC 1624), new MAC addresses, out of the
  * route's port. No route, not IPv4, or a TTL that would expire: dropped. Routes: --routes /24s
  * 10.i.j.0/24 and --long-routes /28s 11.i.j.k/28, route r to port --port-base + r mod --ports
- * and next-hop MAC 02:00:00:00:hh:hh (hh: r). Its EO model is model.yaml beside this file. */
+ * and next-hop MAC 02:00:00:00:hh:hh (hh: r).
+ * Its EO model: src/nfvperf/data/nfs/router.yaml. */
 
 #include <getopt.h>
 #include <stdio.h>

@@ -111,7 +111,9 @@ def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict,
                 in_flight=given - nf.get("tx", 0) - dropped,
                 bytes=nf.get("bytes_sent_by_vswitch", 0),
                 latency_us=_latency(nf.get("sojourn_us"), 1.0),
-                cycles_per_packet=nf.get("loop_cycles_median"),
+                # the median of its busy loops (the vSwitch writes -1 when there were none)
+                cycles_per_packet=nf["loop_cycles_median"]
+                if nf.get("loop_cycles_median", -1) > 0 else None,
                 mean_batch=nf["rx"] / nf["busy_polls"] if nf.get("busy_polls") else None))
         services.append(ServiceResult(
             name=v["name"], nf=svc.nf, policy=v["policy"], stateless=v["stateless"],
