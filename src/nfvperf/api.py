@@ -15,7 +15,7 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
                   params: dict[str, float] | None = None) -> list[Estimate]:
     """Estimates of every path of every model at every frame size (``nfvperf estimate``)."""
     for size in frame_sizes:
-        units.check_frame_bytes(size, field="--packet-size")
+        units.check_frame_bytes(size, field="packet_size")
     plat = load_platform(platform, prefixes=units.BINARY if paper_units else units.SI)
     nfs = [load_nf(ref) for ref in models]
     rows: list[Estimate] = []
@@ -110,16 +110,13 @@ def batch_queue(*, service_times: str, beta: int, queue: int, rate_mbps: float |
     from nfvperf.errors import InputError
 
     if not (isinstance(dt_ns, (int, float)) and math.isfinite(dt_ns) and dt_ns > 0):
-        raise InputError("a time step > 0 ns", dt_ns, field="--dt-ns")
-    if isinstance(beta, bool) or beta < 1:
-        raise InputError("a maximum batch size β ≥ 1", beta, field="--beta")
-    if queue < beta:
-        raise InputError(f"a queue capacity L ≥ β = {beta}", queue, field="--queue")
+        raise InputError("a time step > 0 ns", dt_ns, field="dt_ns")
+    BatchQueue.check_sizes(queue, beta)         # before the service times are read for β
     if (rate_mpps is None) == (rate_mbps is None):
-        raise InputError("--rate-mbps with --packet-size, or --rate-mpps", "both" if rate_mpps
-                         is not None else "neither", field="--rate-mbps")
-    given, field = (rate_mbps, "--rate-mbps") if rate_mbps is not None else (rate_mpps,
-                                                                             "--rate-mpps")
+        raise InputError("a bit rate (with a frame size) or a packet rate", "both" if rate_mpps
+                         is not None else "neither", field="rate_mbps")
+    given, field = (rate_mbps, "rate_mbps") if rate_mbps is not None else (rate_mpps,
+                                                                           "rate_mpps")
     if not (math.isfinite(given) and given >= 0):
         raise InputError("a finite rate ≥ 0", given, field=field)
     if rate_mbps is not None:

@@ -102,7 +102,7 @@ def _split(value: object, field: str, expected: str) -> tuple[float, str]:
     return number, unit
 
 
-def check_frame_bytes(frame_bytes: int, *, field: str = "--packet-size") -> int:
+def check_frame_bytes(frame_bytes: int, *, field: str = "frame_bytes") -> int:
     """Validate an Ethernet frame size (FCS included, as RFC 2544 counts it)."""
     if isinstance(frame_bytes, bool) or not isinstance(frame_bytes, int) or not (
         MIN_FRAME_BYTES <= frame_bytes <= MAX_FRAME_BYTES

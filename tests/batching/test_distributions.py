@@ -43,7 +43,7 @@ def test_by_name(spec):
 
 @pytest.mark.parametrize("spec", ["pareto", "negbin:x", "poisson:2", ""])
 def test_by_name_rejects(spec):
-    with pytest.raises(InputError, match="--arrivals"):
+    with pytest.raises(InputError, match="^arrivals: expected"):
         D.by_name(spec, 10)
 
 

@@ -32,7 +32,7 @@ def test_raw_timestamps_give_forward_differences(tmp_path):
 def test_raw_needs_the_tsc_rate(tmp_path):
     path = tmp_path / "raw.csv"
     path.write_text("t1,vecsize\n0,1\n10,2\n")
-    with pytest.raises(InputError, match="--tsc-ghz"):
+    with pytest.raises(InputError, match="^tsc_ghz: expected the TSC rate"):
         fit.read_samples(path, beta=4)
 
 

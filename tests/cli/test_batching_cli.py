@@ -74,7 +74,7 @@ def test_fit_per_rate_needs_a_rate_to_use(cli, tmp_path):
     svc = tmp_path / "per.csv"
     assert cli("fit", str(DATA), "--tsc-ghz", "3.393", "--per-rate", "-o", str(svc))[0] == 0
     code, _, err = cli("batching", "--service-times", str(svc), "--rate-mbps", "5000")
-    assert code == 2 and "--service-rate: expected --service-rate to choose" in err
+    assert code == 2 and "--service-rate: expected a rate to choose among the rates" in err
     code, out, err = cli("batching", "--service-times", str(svc), "--rate-mbps", "5000",
                          "--service-rate", "5000", "-f", "json")
     assert code == 0, err
@@ -86,8 +86,8 @@ def test_fit_per_rate_needs_a_rate_to_use(cli, tmp_path):
      "L ≥ β = 16, found 8"),
     (["--beta", "16", "--queue", "64", "--rate-mpps", "-1"], "--rate-mpps: expected a finite "
      "rate ≥ 0, found -1.0"),
-    (["--beta", "16", "--queue", "64"], "--rate-mbps: expected --rate-mbps with --packet-size, "
-     "or --rate-mpps, found \"neither\""),
+    (["--beta", "16", "--queue", "64"], "--rate-mbps: expected a bit rate (with a frame size) "
+     "or a packet rate, found \"neither\""),
     (["--beta", "16", "--queue", "64", "--rate-mpps", "1", "--arrivals", "pareto"],
      "--arrivals: expected one of deterministic, poisson, geometric or negbin:CV, found "
      "\"pareto\""),

@@ -31,13 +31,13 @@ def packet_rate_pps(*, rate_bps: float | None = None, frame_bytes: int | None = 
     """Packets per second from a bit rate and a frame size (20 B per frame on the wire:
     10 Gbps at 64 B is 14.88 Mpps), or a packet rate as given."""
     if rate_pps is not None:
-        value, field = rate_pps, "--rate-mpps"
+        value, field = rate_pps, "rate_pps"
     elif rate_bps is not None and frame_bytes is not None:
         units.check_frame_bytes(frame_bytes)
-        value, field = rate_bps, "--rate-mbps"
+        value, field = rate_bps, "rate_bps"
     else:
         raise InputError("a packet rate, or a bit rate and a frame size", "neither",
-                         field="--rate-mbps")
+                         field="rate_bps")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value < 0:
         raise InputError("a finite rate ≥ 0", value, field=field)

@@ -170,7 +170,7 @@ REGISTRY: dict[str, Callable[[float], Pmf]] = {
 }
 
 
-def by_name(spec: str, mean: float, *, field: str = "--arrivals") -> Pmf:
+def by_name(spec: str, mean: float, *, field: str = "arrivals") -> Pmf:
     """``poisson``, ``geometric``, ``deterministic`` or ``negbin:CV`` with the given mean."""
     name, _, arg = spec.partition(":")
     name = name.strip().lower()

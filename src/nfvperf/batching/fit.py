@@ -96,8 +96,8 @@ def samples_from_frame(df, file: str, *, beta: int, tsc_ghz: float | None = None
         keep = (size <= beta) & (st > 0)
     elif {"t1", "vecsize"} <= cols:
         if tsc_ghz is None or not (tsc_ghz > 0 and math.isfinite(tsc_ghz)):
-            raise InputError("--tsc-ghz (the TSC rate, e.g. 3.393) for raw t1 timestamps",
-                             tsc_ghz, field="--tsc-ghz")
+            raise InputError("the TSC rate (e.g. 3.393 GHz) for raw t1 timestamps",
+                             tsc_ghz, field="tsc_ghz")
         group = [c for c in ("rate_mbps", "chunk") if c in cols]
         order = group + [c for c in ("line",) if c in cols]
         df = df.sort_values(order, kind="stable") if order else df
@@ -143,7 +143,7 @@ def fit(samples: Samples, beta: int, *, min_samples: int = 5,
     if rate_mbps is not None:
         if samples.rate_mbps is None:
             raise InputError("samples with a rate_mbps column for a per-rate fit", "none",
-                             field="--per-rate")
+                             field="per_rate")
         sel = samples.rate_mbps == rate_mbps
         size, st = size[sel], st[sel]
     counts = np.bincount(size, minlength=beta + 1)[: beta + 1]
@@ -167,7 +167,7 @@ def fit_per_rate(samples: Samples, beta: int, *, min_samples: int = 5) -> list[S
     global fit."""
     if samples.rate_mbps is None:
         raise InputError("samples with a rate_mbps column for a per-rate fit", "none",
-                         field="--per-rate")
+                         field="per_rate")
     base = fit(samples, beta, min_samples=min_samples)
     tables = []
     for rate in np.unique(samples.rate_mbps):
@@ -199,13 +199,13 @@ def read_table(path: str | Path, beta: int, *, rate_mbps: float | None = None) -
     if "rate_mbps" in reader.fieldnames:
         rates = sorted({r["rate_mbps"] for _, r in rows}, key=lambda x: float(x or "nan"))
         if rate_mbps is None and len(rates) > 1:
-            raise InputError(f"--service-rate to choose among the rates of the file "
-                             f"({', '.join(rates)})", "none", file=file, field="--service-rate")
+            raise InputError(f"a rate to choose among the rates of the file "
+                             f"({', '.join(rates)})", "none", file=file, field="service_rate")
         if rate_mbps is not None:
             rows = [(n, r) for n, r in rows if _same(r["rate_mbps"], rate_mbps)]
             if not rows:
                 raise InputError(f"a rate of the file ({', '.join(rates)})", rate_mbps,
-                                 file=file, field="--service-rate")
+                                 file=file, field="service_rate")
     sizes, means = [], []
     for n, row in rows:
         try:

@@ -49,12 +49,18 @@ class BatchQueue:
     service: tuple[Pmf, ...]
     dt_s: float = 10e-9
 
+    @staticmethod
+    def check_sizes(capacity: int, max_batch: int) -> None:
+        """β ≥ 1 and L ≥ β, both integers (what reading service times for β needs first)."""
+        if isinstance(max_batch, bool) or not isinstance(max_batch, int) or max_batch < 1:
+            raise InputError("a maximum batch size β ≥ 1", max_batch, field="max_batch")
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < max_batch:
+            raise InputError(f"a queue capacity L ≥ β = {max_batch}", capacity,
+                             field="capacity")
+
     def __post_init__(self) -> None:
-        L, beta = self.capacity, self.max_batch
-        if isinstance(beta, bool) or not isinstance(beta, int) or beta < 1:
-            raise InputError("a maximum batch size β ≥ 1", beta, field="--beta")
-        if isinstance(L, bool) or not isinstance(L, int) or L < beta:
-            raise InputError(f"a queue capacity L ≥ β = {beta}", L, field="--queue")
+        self.check_sizes(self.capacity, self.max_batch)
+        beta = self.max_batch
         if len(self.service) != beta + 1:
             raise InputError(f"service times for batch sizes 0..{beta}", len(self.service),
                              field="service")
@@ -63,7 +69,7 @@ class BatchQueue:
                 raise InputError("a service time with a positive mean", 0,
                                  field=f"service[{i}]")
         if not (self.dt_s > 0 and math.isfinite(self.dt_s)):
-            raise InputError("a time step > 0", self.dt_s, field="--dt-ns")
+            raise InputError("a time step > 0", self.dt_s, field="dt_s")
 
     @property
     def arrival_rate_pps(self) -> float:

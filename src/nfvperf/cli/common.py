@@ -35,10 +35,11 @@ def _in_flags(fn):
         try:
             return fn(*args, **kwargs)
         except InputError as exc:
-            flag = flag_of(exc.field) if exc.file is None else None
-            if flag is None or flag not in _options_of(fn):
+            flag = next((f for f in flags_of(exc.field) if f in _options_of(fn)), None)
+            if flag is None:
                 raise
-            raise InputError(exc.expected, exc.found, field=flag) from None
+            raise InputError(exc.expected, exc.found, file=exc.file, line=exc.line,
+                             field=flag) from None
     return verb
 
 
@@ -108,14 +109,15 @@ GenCpuOpt = Annotated[int, typer.Option("--gen-cpu", help="The generator's CPU."
 #: spelled alike ("flows" -> "--flows", "packet_size" -> "--packet-size")
 FLAGS = {"duration_s": "--duration", "max_batch": "--beta", "capacity": "--queue",
          "frame_bytes": "--packet-size", "params": "--param", "rate": "--rate-mbps",
-         "interarrivals": "--arrivals-file", "service": "--service-times"}
+         "interarrivals": "--arrivals-file", "service": "--service-times", "nfs": "--nf"}
 
 
-def flag_of(field: str | None) -> str | None:
-    """The option a library error's parameter is set by (None: a file's field, left alone)."""
+def flags_of(field: str | None) -> list[str]:
+    """The options a library error's parameter may be set by, in the order to try them (the
+    verb usually has one of them); none for a file's field such as ``services[0].nf``."""
     if not field or not field.replace("_", "").isalpha() or not field.islower():
-        return None
-    return FLAGS.get(field, "--" + field.replace("_", "-"))
+        return []
+    return [f for f in ("--" + field.replace("_", "-"), FLAGS.get(field)) if f]
 
 
 

@@ -144,12 +144,12 @@ def estimate(
     units.check_frame_bytes(frame_bytes)
     if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= platform.cores:
         raise InputError(f"a number of cores from 1 to {platform.cores} (platform "
-                         f"{platform.name})", cores, field="--cores")
+                         f"{platform.name})", cores, field="cores")
     if not 0 <= remote_fraction <= 1:
-        raise InputError("a fraction in [0, 1]", remote_fraction, field="--remote-fraction")
+        raise InputError("a fraction in [0, 1]", remote_fraction, field="remote_fraction")
     if remote_fraction > 0 and platform.cpu.sockets < 2:
         raise InputError(f"a platform with 2 or more sockets for --remote-fraction "
-                         f"({platform.name} has 1)", remote_fraction, field="--remote-fraction")
+                         f"({platform.name} has 1)", remote_fraction, field="remote_fraction")
     ctx = MappingContext(platform, remote_fraction)
     prefixes = platform.prefixes
     env = nf.environment(frame_bytes, params)

@@ -147,7 +147,7 @@ class NFModel:
         if unknown:
             known = ", ".join(sorted(self.params)) or "none"
             raise InputError(f"a parameter of model {self.name} ({known})", unknown[0],
-                             field="--param")
+                             field="params")
         env = {**self.params, **overrides}
         env.update(ps=float(units.payload_bytes(frame_bytes)), frame=float(frame_bytes))
         return env

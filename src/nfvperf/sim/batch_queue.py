@@ -40,11 +40,11 @@ def simulate(queue: BatchQueue, *, packets: int = 10**7, rng: np.random.Generato
     from nfvperf.sim import kernels as kn
 
     if drop not in DROPS:
-        raise InputError("a drop policy: tail or ring", drop, field="--drop")
+        raise InputError("a drop policy: tail or ring", drop, field="drop")
     if isinstance(packets, bool) or not isinstance(packets, int) or packets < 1000:
-        raise InputError("a number of packets ≥ 1000", packets, field="--packets")
+        raise InputError("a number of packets ≥ 1000", packets, field="packets")
     if queue.arrivals is None and interarrivals is None:
-        raise InputError("a positive arrival rate to simulate", 0, field="--rate-mbps")
+        raise InputError("a positive arrival rate to simulate", 0, field="rate")
     L, beta = queue.capacity, queue.max_batch
     n_warm = int(packets * warmup)
     total = packets + n_warm
@@ -67,7 +67,7 @@ def simulate(queue: BatchQueue, *, packets: int = 10**7, rng: np.random.Generato
         gaps_all = np.asarray(interarrivals, dtype=np.int64)
         if gaps_all.size < 2 or np.any(gaps_all < 0):
             raise InputError("interarrival gaps ≥ 0, at least two", "other values",
-                             field="--arrivals-file")
+                             field="interarrivals")
     first = True
     done = 0
     while done < total:

@@ -60,12 +60,12 @@ def client_for(scheduler: str, workers: int | None):
         return Client(cluster), cluster
     if not scheduler.startswith("tcp://"):
         raise InputError("local or a scheduler address tcp://HOST:PORT", scheduler,
-                         field="--scheduler")
+                         field="scheduler")
     try:
         return Client(scheduler, timeout="10s"), None
     except OSError as exc:
         raise InputError("a Dask scheduler that answers", f"{scheduler} ({exc})",
-                         field="--scheduler") from None
+                         field="scheduler") from None
 
 
 def sweep(spec: SweepSpec, base: Path, out: Path, *, scheduler: str = "local",

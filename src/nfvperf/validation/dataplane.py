@@ -155,7 +155,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     table = cases(quick)
     unknown = [n for n in nfs if n not in table]
     if unknown:
-        raise InputError(", ".join(table), unknown[0], field="--nf")
+        raise InputError(", ".join(table), unknown[0], field="nfs")
     jobs = [(nf, t, size) for nf in nfs for t in table[nf] for size in frame_sizes
             if size >= t.min_frame]
     rows = []
