@@ -1,9 +1,9 @@
-"""validate's `gap`: what a row beyond 25 % shows of why (issue 5: every larger gap explained
-in the report). Pure functions: no data plane needed."""
+"""validate's `gap`: what a row beyond 25 % shows of why (every larger gap explained in the
+report), as cause codes. Pure functions: no data plane needed."""
 
 from __future__ import annotations
 
-from nfvperf.validation.dataplane import gap, html_report
+from nfvperf.validation.dataplane import GAP_CAUSES, gap, gap_text, html_report
 
 
 def row(err: float, dram: float = 0, measured: float = 200) -> dict:
@@ -11,16 +11,23 @@ def row(err: float, dram: float = 0, measured: float = 200) -> dict:
 
 
 def test_rows_within_the_tolerance_need_no_explanation():
-    assert gap(row(24.9), 5.0) == "" and gap(row(-25), None) == ""
+    assert gap(row(24.9), 5.0) == () and gap(row(-25), None) == ()
 
 
 def test_each_cause_is_named_where_the_row_shows_it():
-    assert "memory bound" in gap(row(-40, dram=4), 1.0)
-    assert "memory bound" not in gap(row(+40, dram=4), 1.0)       # DRAM cannot make it high
-    assert "further than at calibration (trip × 4.80)" in gap(row(-30), 4.8)
-    assert "nearer" in gap(row(+30, measured=400), 0.2)
-    assert "whole line trip" in gap(row(+30, measured=40), 1.0)
-    assert gap(row(-30), 1.0) == "not explained by these rules (see the README)"
+    assert gap(row(-40, dram=4), 1.0) == ("memory_stalls",)
+    assert gap(row(+40, dram=4), 1.0) == ("unexplained",)      # DRAM cannot make it high
+    assert gap(row(-30), 4.8) == ("placed_further",)
+    assert gap(row(+30, measured=400), 0.2) == ("placed_nearer",)
+    assert gap(row(+30, measured=40), 1.0) == ("small_nf",)
+    assert gap(row(-40, dram=2, measured=40), 0.1) == ("memory_stalls", "placed_nearer")
+    assert gap(row(-30), 1.0) == ("unexplained",)
+
+
+def test_every_cause_has_words_and_the_trip_ratio_is_shown_with_placement():
+    assert all(GAP_CAUSES[c] for c in GAP_CAUSES)
+    assert "(trip × 4.80)" in gap_text(("placed_further",), 4.8)
+    assert gap_text(()) == ""
 
 
 def test_the_report_shows_the_gap_column():

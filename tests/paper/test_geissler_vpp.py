@@ -15,19 +15,26 @@ def checks():
     return vpp.validate()
 
 
+#: the validation's targets, stated here rather than read from the code under test
+BATCH_ABS, BATCH_REL, BATCH_SHARE, LOSS_PP = 2.0, 0.10, 0.85, 1.5
+
+
 def test_mean_batch_size_at_85_percent_of_rates(checks):
     """Fig. 6 (global fit, Poisson): mean batch size within max(2 packets, 10 %) of the samples'
     at ≥ 85 % of the 20 rates. Measured here: 18 of 20 (7.5 and 8 Gbps miss: the samples' batch
     sizes there are 70.7 and 74.0, barely rising, while the model goes from 59 to 94)."""
     assert len(checks) == 20
-    ok = sum(c.batch_ok for c in checks)
-    assert ok / len(checks) >= vpp.BATCH_SHARE, [(c.rate_mbps, c.measured_mean_batch,
-                                                  c.model_mean_batch) for c in checks]
+    ok = [abs(c.model_mean_batch - c.measured_mean_batch)
+          <= max(BATCH_ABS, BATCH_REL * c.measured_mean_batch) for c in checks]
+    assert sum(ok) / len(checks) >= BATCH_SHARE, [
+        (c.rate_mbps, c.measured_mean_batch, c.model_mean_batch) for c in checks]
 
 
 def test_loss_within_one_and_a_half_points_everywhere(checks):
-    """Loss vs 1 - served/offered of the samples, within 1.5 percentage points at every rate."""
-    bad = [(c.rate_mbps, c.measured_loss, c.model_loss) for c in checks if not c.loss_ok]
+    """Loss vs 1 - served/offered of the samples, within 1.5 percentage points at every rate
+    (both fractions)."""
+    bad = [(c.rate_mbps, c.measured_loss, c.model_loss) for c in checks
+           if 100 * abs(c.model_loss - c.measured_loss) > LOSS_PP]
     assert not bad
 
 

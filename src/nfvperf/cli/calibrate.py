@@ -40,6 +40,11 @@ def calibrate(
     with stages() as say:
         data = measure(host, quick=quick, cpu=cpu, progress=say)
     text = profile_yaml(host, data, name=name, access=access)
+    if not quiet:
+        from nfvperf.calibrate.sanity import doubts
+
+        for line in doubts(host, data):
+            typer.echo(f"nfvperf: notice: calibrate: {line}", err=True)
     if out is not None:
         from nfvperf.io import write_atomic
 
@@ -129,7 +134,7 @@ def validate_dataplane(
             Column("measured_mpps", "meas. Mpps", lambda v: f"{v:.2f}"),
             Column("top_eos", "largest EOs (cycles)", lambda v: ", ".join(
                 f"{e['eo']} {e['cycles']:.0f}" for e in v[:2]), justify="left")]
-    csv_rows = [{k: v for k, v in r.items() if k != "top_eos"} for r in rows]
+    csv_rows = [{k: v for k, v in r.items() if k not in ("top_eos", "gap_causes")} for r in rows]
     emit(rows, fmt, out, lambda d: [output_table(d, cols, title="estimate vs data plane "
                                                   f"({rows[0]['platform'] if rows else ''})")],
           csv_rows=csv_rows)

@@ -201,7 +201,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
                                 for r in runs],
         })
-        rows[-1]["gap"] = gap(rows[-1], m["ratio"])
+        causes = gap(rows[-1], m["ratio"])
+        rows[-1]["gap_causes"] = list(causes)
+        rows[-1]["gap"] = gap_text(causes, m["ratio"])
     if progress:
         progress("done", len(jobs), len(jobs))
     return rows
@@ -211,23 +213,41 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
 TOLERANCE_PCT = 25
 
 
-def gap(row: dict, ratio: float | None) -> str:
-    """Why a row is beyond the tolerance, from what the row itself shows ("" within it): the
-    causes the README works out, each named only where its sign is in the row."""
+#: why a row may be beyond the tolerance: the causes the README works out
+GAP_CAUSES = {
+    "memory_stalls": "the model puts its DRAM accesses a packet in the memory bound, the NF "
+                     "waits for them in its cycles",
+    "placed_further": "the CPUs were placed further than at calibration: only the I/O EOs are "
+                      "re-priced for it",
+    "placed_nearer": "the CPUs were placed nearer than at calibration: only the I/O EOs are "
+                     "re-priced for it",
+    "small_nf": "a small NF: the I/O EOs charge a whole line trip a packet, while part of the "
+                "packet is still in the NF's own cache",
+    "unexplained": "not explained by these rules (see the README)",
+}
+
+
+def gap(row: dict, ratio: float | None) -> tuple[str, ...]:
+    """Why a row is beyond the tolerance, as codes of GAP_CAUSES, from what the row itself
+    shows (none within it): each cause only where its sign is in the row."""
     err = row["error_pct"]
     if abs(err) <= TOLERANCE_PCT:
-        return ""
+        return ()
     why = []
     if err < 0 and row["estimated_dram_accesses"] > 0:
-        why.append(f"the model puts its {row['estimated_dram_accesses']:g} DRAM accesses a "
-                   "packet in the memory bound, the NF waits for them in its cycles")
+        why.append("memory_stalls")
     if ratio is not None and not 0.5 <= ratio <= 2:
-        why.append(f"the CPUs were placed {'further' if ratio > 1 else 'nearer'} than at "
-                   f"calibration (trip × {ratio:.2f}): only the I/O EOs are re-priced for it")
+        why.append("placed_further" if ratio > 1 else "placed_nearer")
     if err > 0 and row["measured_cycles"] < 100:
-        why.append("a small NF: the I/O EOs charge a whole line trip a packet, while part of "
-                   "the packet is still in the NF's own cache")
-    return "; ".join(why) or "not explained by these rules (see the README)"
+        why.append("small_nf")
+    return tuple(why) or ("unexplained",)
+
+
+def gap_text(causes: Sequence[str], ratio: float | None = None) -> str:
+    """The causes in words (the placement's trip ratio beside it), for tables and reports."""
+    words = [GAP_CAUSES[c] + (f" (trip × {ratio:.2f})" if c.startswith("placed") and ratio
+                              else "") for c in causes]
+    return "; ".join(words)
 
 
 def plot(rows: Sequence[dict], nf: str, path: Path) -> None:
