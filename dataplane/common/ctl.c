@@ -131,20 +131,3 @@ nfvp_ctl_kv_str(const char *msg, const char *key, char *out, size_t len)
 	out[n] = '\0';
 	return 0;
 }
-
-int
-nfvp_mac_parse(const char *s, uint8_t mac[6])
-{
-	unsigned int b[6], i;
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6)
-		return -EINVAL;
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 255)
-			return -EINVAL;
-		mac[i] = (uint8_t)b[i];
-	}
-	return 0;
-}

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* nfvp_ctl.h: the vSwitch's control channel, a SOCK_SEQPACKET unix socket of text messages.
+ * Every request gets one reply: "ok ..." or "error WHAT: expected ..., found "..."" (one line;
+ * nothing changed). The whole protocol:
  *
  *   attach nf NAME PID   -> ok id=N arch=A base=0x.. len=N slot=OFF     + the region's fd
  *   attach gen PID       -> ok base=0x.. len=N ports=N queues=N          + the arena's fd
- *   chain add ID MAC OUT_PORT NF[,NF...]  -> ok | error ...
- *   chain del ID         -> ok
+ *   chain add ID MAC OUT_PORT NF[,NF...]  -> ok        (ID 0..NFVP_MAX_CHAINS-1; an NF or a
+ *                                                       service name per hop; replaces ID)
+ *   chain del ID         -> ok                        (ID 0..NFVP_MAX_CHAINS-1)
  *   chain default ID|none -> ok (where packets whose MAC no chain has go; none: dropped)
+ *   service add NAME POLICY stateless|stateful packets|bytes LARGE_BYTES NF[:W][,NF[:W]...]
+ *                        -> ok id=N                   (POLICY: NFVP_POLICY_NAMES; W: weight
+ *                                                       0..NFVP_WEIGHT_MAX, default 1)
+ *   service set NAME NF[:W][,NF[:W]...]
+ *                        -> ok flows=N moved=N hash_moved=N mod_moved=N dispatched=N
  *   start                -> ok (with --rx-hold: begin taking packets from the ports)
- *   status               -> ok nfs=N chains=N inflight=N pool_free=N pool_size=N
+ *   status               -> ok nfs=N chains=N inflight=N pool_free=N pool_size=N ports=N
  *   stats PATH           -> ok (writes the JSON report to PATH, atomically)
  *   quit                 -> ok (drains, writes --stats-out, exits)
  *
@@ -32,8 +40,5 @@ ssize_t nfvp_ctl_recv(int sock, char *buf, size_t len, int *recv_fd);
 int nfvp_ctl_kv_u64(const char *msg, const char *key, uint64_t *value);
 /* Copy the value of "key=value" (up to a space) into out. Returns 0 or -ENOENT. */
 int nfvp_ctl_kv_str(const char *msg, const char *key, char *out, size_t len);
-/* Read a MAC address "aa:bb:cc:dd:ee:ff" (as chain messages and NF options write them) into
- * mac[6]. Returns 0 or -EINVAL. */
-int nfvp_mac_parse(const char *s, uint8_t mac[6]);
 
 #endif /* NFVP_CTL_H */

@@ -16,9 +16,11 @@
 #define NFVP_NF_MAX_BURST 32
 #define NFVP_NF_RING_SIZE 512
 
-/* Frames the generator builds and the mbufs carry (FCS included, as on the wire). */
+/* Frames the generator builds and the mbufs carry (FCS included, as on the wire), and the
+ * largest frame anything else takes (a jumbo frame: the EO models, nf-aware's threshold). */
 #define NFVP_MIN_FRAME 64
 #define NFVP_MAX_FRAME 1518
+#define NFVP_MAX_JUMBO_FRAME 9216
 
 /* Traffic: flows in all (the source address 10.0.(f >> 8).(f & 255) runs out there) and flow
  * classes sent together. */

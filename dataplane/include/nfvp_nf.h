@@ -29,7 +29,8 @@ struct nfvp_nf_ops {
 
 /* Parse nflib's options (--ctl PATH --name NAME [--cpu N] [--max-pkts N] [--duration S]),
  * attach to the vSwitch and map what it hands over. Returns how many argv entries it
- * consumed (the NF's own options follow a "--"), or -errno after printing one line. */
+ * consumed (the NF's own options follow a "--"), or -errno after printing one line: -EINVAL
+ * for a bad option and only then. */
 int nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
 		 struct nfvp_nf **nf);
 /* Run until SIGTERM/SIGINT, the vSwitch says stop, --max-pkts or --duration. 0 or -errno. */
@@ -39,11 +40,16 @@ void nfvp_nf_close(struct nfvp_nf *nf);
 
 struct option;
 
+/* An NF's own option: take value for the option of key, and return NULL, or what was
+ * expected (a static string, e.g. "a count 1..65536"): nflib then prints
+ * "NF: --OPTION: expected ..., found "VALUE"", naming the option from opts. */
+typedef const char *(*nfvp_nf_opt_fn)(int key, const char *value);
+
 /* The whole life of an NF, for its main(): init, the NF's own options after "--" (getopt_long
- * with opts; each is handed to opt(key, value), which returns 0 or -1 after one line on
- * stderr), run, close. Returns main's exit status: 0, 1 at run time, 2 for bad options. */
+ * with opts, each handed to opt), run, close. Returns main's exit status: 0, 1 at run time,
+ * 2 for a bad option (nflib's or the NF's). */
 int nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
-		 const struct option *opts, int (*opt)(int key, const char *value));
+		 const struct option *opts, nfvp_nf_opt_fn opt);
 
 /* For burst handlers: reorder pkts[0..n) so that those whose keep[i] is set come first, in
  * order, and the others after; returns how many go on (the handler's return value). */

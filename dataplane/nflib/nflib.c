@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 
 #include "nfvp_ctl.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 #include "nfvp_shm.h"
 
 _Static_assert(offsetof(struct nfvp_meta, port) == 6, "nfvp_nf_set_port writes meta.port");
@@ -142,7 +144,7 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 	const char *ctl_path = NULL;
 	struct nfvp_nf *nf;
 	int opt, consumed, rc = -EINVAL;
-	char *end;
+	uint64_t v;
 
 	nf = calloc(1, sizeof(*nf));
 	if (nf == NULL)
@@ -160,43 +162,38 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 		case 'n':
 			if (strlen(optarg) == 0 || strlen(optarg) >= sizeof(nf->name) ||
 			    strpbrk(optarg, " ,\n") != NULL) {
-				fprintf(stderr, "%s: --name: expected 1-63 characters without spaces or "
-					"commas, found \"%s\"\n", name, optarg);
+				nfvp_bad_value(name, "--name", "1-63 characters without spaces or "
+					       "commas", optarg);
 				goto fail;
 			}
 			snprintf(nf->name, sizeof(nf->name), "%s", optarg);
 			break;
 		case 'u': {
 			cpu_set_t set;
-			long cpu = strtol(optarg, &end, 10);
 
-			if (*end != '\0' || cpu < 0 || cpu >= CPU_SETSIZE) {
-				fprintf(stderr, "%s: --cpu: expected a CPU number, found \"%s\"\n",
-					name, optarg);
+			if (nfvp_parse_u64(optarg, 0, CPU_SETSIZE - 1, &v) != 0) {
+				nfvp_bad_value(name, "--cpu", "a CPU number", optarg);
 				goto fail;
 			}
 			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
+			CPU_SET(v, &set);
 			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
-				fprintf(stderr, "%s: --cpu: cannot run on CPU %ld: %s\n", name, cpu,
-					strerror(errno));
+				fprintf(stderr, "%s: --cpu: cannot run on CPU %" PRIu64 ": %s\n", name,
+					v, strerror(errno));
+				rc = -EIO;
 				goto fail;
 			}
 			break;
 		}
 		case 'm':
-			nf->max_pkts = strtoull(optarg, &end, 10);
-			if (*end != '\0') {
-				fprintf(stderr, "%s: --max-pkts: expected a count, found \"%s\"\n",
-					name, optarg);
+			if (nfvp_parse_u64(optarg, 0, UINT64_MAX, &nf->max_pkts) != 0) {
+				nfvp_bad_value(name, "--max-pkts", "a count", optarg);
 				goto fail;
 			}
 			break;
 		case 'd':
-			nf->duration_s = strtod(optarg, &end);
-			if (*end != '\0' || !(nf->duration_s > 0)) {
-				fprintf(stderr, "%s: --duration: expected seconds > 0, found \"%s\"\n",
-					name, optarg);
+			if (nfvp_parse_double(optarg, 1e-9, 1e9, &nf->duration_s) != 0) {
+				nfvp_bad_value(name, "--duration", "seconds > 0", optarg);
 				goto fail;
 			}
 			break;
@@ -206,8 +203,7 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 			} else if (strcmp(optarg, "yield") == 0) {
 				nf->idle = IDLE_YIELD;
 			} else {
-				fprintf(stderr, "%s: --idle: expected pause or yield, found \"%s\"\n",
-					name, optarg);
+				nfvp_bad_value(name, "--idle", "pause or yield", optarg);
 				goto fail;
 			}
 			break;
@@ -219,22 +215,25 @@ nfvp_nf_init(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 		}
 	}
 	if (ctl_path == NULL) {
-		fprintf(stderr, "%s: --ctl: expected the vSwitch's control socket, found nothing\n",
-			name);
+		nfvp_bad_value(name, "--ctl", "the vSwitch's control socket", "");
 		goto fail;
 	}
 	consumed = optind - 1;
-	/* set up first (tables can take seconds to fill), attach when ready for packets */
+	/* set up first (tables can take seconds to fill), attach when ready for packets; a
+	 * failure from here on is no bad option: never -EINVAL */
 	if (ops->setup != NULL) {
 		rc = ops->setup(nf);
 		if (rc < 0) {
 			fprintf(stderr, "%s: setup: %s\n", nf->name, strerror(-rc));
+			rc = rc == -EINVAL ? -EIO : rc;
 			goto fail;
 		}
 	}
 	rc = nf_attach(nf, ctl_path);
-	if (rc < 0)
+	if (rc < 0) {
+		rc = rc == -EINVAL ? -EIO : rc;
 		goto fail;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	*nfp = nf;
@@ -458,9 +457,19 @@ nfvp_nf_set_priv(struct nfvp_nf *nf, void *priv)
 	nf->priv = priv;
 }
 
+/* The long name of the option of key, for messages. */
+static const char *
+opt_name(const struct option *opts, int key)
+{
+	for (; opts != NULL && opts->name != NULL; opts++)
+		if (opts->val == key)
+			return opts->name;
+	return "?";
+}
+
 int
 nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
-	     const struct option *opts, int (*opt)(int key, const char *value))
+	     const struct option *opts, nfvp_nf_opt_fn opt)
 {
 	struct nfvp_nf *nf;
 	int rc, key, own = argc;
@@ -478,14 +487,23 @@ nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *
 		argv[own] = argv[0]; /* getopt wants a program name first */
 		optind = 1;
 		while ((key = getopt_long(argc - own, argv + own, "", opts, NULL)) != -1) {
-			if (key == '?' || opts == NULL || opt(key, optarg) < 0)
+			const char *expected;
+			char what[64];
+
+			if (key == '?' || opts == NULL)
+				return 2; /* getopt said which option it did not know */
+			expected = opt(key, optarg);
+			if (expected != NULL) {
+				snprintf(what, sizeof(what), "--%s", opt_name(opts, key));
+				nfvp_bad_value(name, what, expected, optarg);
 				return 2;
+			}
 		}
 		argv[own] = saved;
 	}
 	rc = nfvp_nf_init(own, argv, name, ops, &nf);
 	if (rc < 0)
-		return 1;
+		return rc == -EINVAL ? 2 : 1;
 	rc = nfvp_nf_run(nf);
 	nfvp_nf_close(nf);
 	return rc < 0 ? 1 : 0;

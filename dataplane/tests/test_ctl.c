@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "nfvp_ctl.h"
+#include "nfvp_parse.h"
 
 
 int
@@ -28,11 +29,11 @@ main(void)
 	{
 		uint8_t mac[6];
 
-		CHECK(nfvp_mac_parse("02:0a:FF:00:00:7e", mac) == 0 && mac[1] == 0x0a &&
+		CHECK(nfvp_parse_mac("02:0a:FF:00:00:7e", mac) == 0 && mac[1] == 0x0a &&
 		      mac[2] == 0xff && mac[5] == 0x7e);
-		CHECK(nfvp_mac_parse("02:0a:ff:00:00", mac) < 0);     /* five bytes */
-		CHECK(nfvp_mac_parse("02:0a:ff:00:00:7e:", mac) < 0); /* trailing text */
-		CHECK(nfvp_mac_parse("02:0a:1ff:00:00:7e", mac) < 0); /* a byte over 255 */
+		CHECK(nfvp_parse_mac("02:0a:ff:00:00", mac) < 0);     /* five bytes */
+		CHECK(nfvp_parse_mac("02:0a:ff:00:00:7e:", mac) < 0); /* trailing text */
+		CHECK(nfvp_parse_mac("02:0a:1ff:00:00:7e", mac) < 0); /* a byte over 255 */
 	}
 
 	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);

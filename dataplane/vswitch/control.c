@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 
 #include "nfvp_ctl.h"
+#include "nfvp_parse.h"
 #include "vswitch.h"
 
 #define TAG_LISTEN UINT32_MAX
@@ -261,30 +262,27 @@ static void
 chain_add(struct vswitch *vs, int fd, char *args)
 {
 	char *id_s = strtok(args, " "), *mac_s = strtok(NULL, " "), *port_s = strtok(NULL, " ");
-	char *nfs_s = strtok(NULL, " "), *name, *save, msg[256], *end;
+	char *nfs_s = strtok(NULL, " "), *name, *save, msg[256];
 	struct vs_chain c = { .used = 1, .nic_queue = -1 };
-	unsigned long id, port;
-	uint64_t key;
+	uint64_t id, port, key;
 
 	if (nfs_s == NULL) {
 		reply(fd, "error chain add: expected ID MAC OUT_PORT NF[,NF...]", -1);
 		return;
 	}
-	id = strtoul(id_s, &end, 10);
-	if (*end != '\0' || id >= NFVP_MAX_CHAINS) {
+	if (nfvp_parse_u64(id_s, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
 		snprintf(msg, sizeof(msg), "error chain id: expected 0..%u, found \"%s\"",
 			 NFVP_MAX_CHAINS - 1, id_s);
 		reply(fd, msg, -1);
 		return;
 	}
-	if (nfvp_mac_parse(mac_s, c.mac.addr_bytes) < 0) {
+	if (nfvp_parse_mac(mac_s, c.mac.addr_bytes) < 0) {
 		snprintf(msg, sizeof(msg), "error chain mac: expected aa:bb:cc:dd:ee:ff, found "
 			 "\"%s\"", mac_s);
 		reply(fd, msg, -1);
 		return;
 	}
-	port = strtoul(port_s, &end, 10);
-	if (*end != '\0' || port >= vs->n_ports) {
+	if (nfvp_parse_u64(port_s, 0, vs->n_ports - 1, &port) != 0) {
 		snprintf(msg, sizeof(msg), "error chain out_port: expected 0..%u, found \"%s\"",
 			 vs->n_ports - 1, port_s);
 		reply(fd, msg, -1);
@@ -299,7 +297,8 @@ chain_add(struct vswitch *vs, int fd, char *args)
 			snprintf(msg, sizeof(msg), nf < 0 ?
 				 "error chain nf: expected the name of an attached NF or a service, "
 				 "found \"%s\"" :
-				 "error chain: expected at most 16 NFs, found more at \"%s\"", name);
+				 "error chain: expected at most " RTE_STR(NFVP_MAX_CHAIN_LEN) " NFs, "
+				 "found more at \"%s\"", name);
 			reply(fd, msg, -1);
 			return;
 		}
@@ -357,13 +356,12 @@ command(struct vswitch *vs, int fd, char *msg)
 	} else if (strncmp(msg, "chain add ", 10) == 0) {
 		chain_add(vs, fd, msg + 10);
 	} else if (strncmp(msg, "chain default ", 14) == 0) {
-		char *end;
-		long id = strtol(msg + 14, &end, 10);
+		uint64_t id;
 
 		if (strcmp(msg + 14, "none") == 0) {
 			vs->default_chain = -1;
 			reply(fd, "ok", -1);
-		} else if (*end != '\0' || id < 0 || id >= NFVP_MAX_CHAINS) {
+		} else if (nfvp_parse_u64(msg + 14, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
 			snprintf(out, sizeof(out), "error chain default: expected a chain id or none, "
 				 "found \"%.32s\"", msg + 14);
 			reply(fd, out, -1);
@@ -377,8 +375,16 @@ command(struct vswitch *vs, int fd, char *msg)
 		vs_service_command(vs, msg + 8, big, sizeof(big));
 		reply(fd, big, -1);
 	} else if (strncmp(msg, "chain del ", 10) == 0) {
-		chain_del(vs, strtoul(msg + 10, NULL, 10) % NFVP_MAX_CHAINS);
-		reply(fd, "ok", -1);
+		uint64_t id;
+
+		if (nfvp_parse_u64(msg + 10, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
+			snprintf(out, sizeof(out), "error chain id: expected 0..%u, found \"%.32s\"",
+				 NFVP_MAX_CHAINS - 1, msg + 10);
+			reply(fd, out, -1);
+		} else {
+			chain_del(vs, (unsigned int)id);
+			reply(fd, "ok", -1);
+		}
 	} else if (strcmp(msg, "status") == 0) {
 		snprintf(out, sizeof(out), "ok nfs=%u chains=%u inflight=%" PRIu64 " pool_free=%u "
 			 "pool_size=%u ports=%u", vs->n_active, vs->n_chains, vs_in_flight(vs),

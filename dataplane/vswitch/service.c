@@ -30,6 +30,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "nfvp_parse.h"
 #include "vswitch.h"
 
 const char *const vs_policy_names[NFVP_POL_COUNT] = { NFVP_POLICY_NAMES };
@@ -75,35 +76,39 @@ name_hash(const char *s, uint32_t seed)
 }
 
 /* Maglev (Eisenbud et al., NSDI 2016): each instance walks its own permutation of the table's
- * slots and claims the next free one, in turns; a weight w gives w turns per round. The
- * permutations depend on the instances' names only, so the same set gives the same table. */
+ * slots and claims the next free one, in turns. Weighted turns are spread as smooth weighted
+ * round-robin orders them (each turn goes to the instance furthest behind its share), so that
+ * every prefix of the filling -- the last, partial round included -- follows the weights; equal
+ * weights take turns in index order. The permutations depend on the instances' names only, so
+ * the same set gives the same table. */
 static void
 maglev_build(struct vs_service *s, const struct vs_nf *nfs)
 {
 	uint32_t offset[NFVP_MAX_INSTANCES], skip[NFVP_MAX_INSTANCES], next[NFVP_MAX_INSTANCES];
-	uint32_t filled = 0, i, w, max_w = 0;
+	int64_t credit[NFVP_MAX_INSTANCES], total = 0;
+	uint32_t filled, i;
 
 	memset(s->maglev, 0xff, sizeof(s->maglev));
 	for (i = 0; i < s->n; i++) {
 		offset[i] = name_hash(nfs[s->nf[i]].name, 0x9e3779b9) % VS_MAGLEV_M;
 		skip[i] = name_hash(nfs[s->nf[i]].name, 0x85ebca6b) % (VS_MAGLEV_M - 1) + 1;
 		next[i] = 0;
-		max_w = RTE_MAX(max_w, s->weight[i]);
+		credit[i] = 0;
+		total += s->weight[i];
 	}
-	while (filled < VS_MAGLEV_M) {
-		for (w = 0; w < max_w && filled < VS_MAGLEV_M; w++) {
-			for (i = 0; i < s->n && filled < VS_MAGLEV_M; i++) {
-				uint32_t c;
+	for (filled = 0; filled < VS_MAGLEV_M; filled++) {
+		uint32_t best = 0, c;
 
-				if (w >= s->weight[i])
-					continue;
-				do {
-					c = (offset[i] + (uint64_t)next[i]++ * skip[i]) % VS_MAGLEV_M;
-				} while (s->maglev[c] != UINT16_MAX);
-				s->maglev[c] = (uint16_t)i;
-				filled++;
-			}
+		for (i = 0; i < s->n; i++) {
+			credit[i] += s->weight[i];
+			if (credit[i] > credit[best])
+				best = i;
 		}
+		credit[best] -= total;
+		do {
+			c = (offset[best] + (uint64_t)next[best]++ * skip[best]) % VS_MAGLEV_M;
+		} while (s->maglev[c] != UINT16_MAX);
+		s->maglev[c] = (uint16_t)best;
 	}
 }
 
@@ -328,17 +333,16 @@ parse_instances(const struct vswitch *vs, char *list, uint16_t *nf, uint32_t *we
 
 	*n = 0;
 	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(item, ':'), *end;
-		unsigned long w = 1;
+		char *colon = strchr(item, ':');
+		uint64_t w = 1;
 		unsigned int i;
 		int id = -1;
 
 		if (colon != NULL) {
 			*colon = '\0';
-			w = strtoul(colon + 1, &end, 10);
-			if (*end != '\0' || colon[1] == '\0' || w > NFVP_WEIGHT_MAX) {
-				snprintf(err, len, "error service weight: expected 0.." RTE_STR(NFVP_WEIGHT_MAX) ", found "
-					 "\"%.32s\"", colon + 1);
+			if (nfvp_parse_u64(colon + 1, 0, NFVP_WEIGHT_MAX, &w) != 0) {
+				snprintf(err, len, "error service weight: expected 0.."
+					 RTE_STR(NFVP_WEIGHT_MAX) ", found \"%.32s\"", colon + 1);
 				return -1;
 			}
 		}
@@ -419,8 +423,7 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 			.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
 		};
 		char hname[RTE_HASH_NAMESIZE];
-		unsigned long lb;
-		char *end;
+		uint64_t lb;
 
 		if (list == NULL) {
 			snprintf(out, len, "error service add: expected NAME POLICY stateless|stateful "
@@ -450,10 +453,10 @@ vs_service_command(struct vswitch *vs, char *args, char *out, size_t len)
 				 "\"%.32s\"", cost);
 			return;
 		}
-		lb = strtoul(large, &end, 10);
-		if (*end != '\0' || lb < 64 || lb > 9018) {
-			snprintf(out, len, "error service large_bytes: expected 64..9018, found "
-				 "\"%.32s\"", large);
+		if (nfvp_parse_u64(large, NFVP_MIN_FRAME, NFVP_MAX_JUMBO_FRAME, &lb) != 0) {
+			snprintf(out, len, "error service large_bytes: expected "
+				 RTE_STR(NFVP_MIN_FRAME) ".." RTE_STR(NFVP_MAX_JUMBO_FRAME)
+				 ", found \"%.32s\"", large);
 			return;
 		}
 		if (parse_instances(vs, list, nf, weight, &n, out, len) < 0)

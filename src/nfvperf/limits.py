@@ -16,9 +16,10 @@ MAX_PORTS = 4
 #: packets an NF takes from its ring at most, and the default NF ring size
 NF_MAX_BURST = 32
 NF_RING_SIZE = 512
-#: frames the generator builds and the mbufs carry (FCS included)
+#: frames the generator builds and the mbufs carry (FCS included); the largest any model takes
 MIN_FRAME = 64
 MAX_FRAME = 1518
+MAX_JUMBO_FRAME = 9216
 #: flows in all, and flow classes sent together
 MAX_FLOWS = 65536
 MAX_CLASSES = 4

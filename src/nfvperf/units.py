@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from nfvperf import limits
 from nfvperf.errors import InputError
 
 #: Preamble (7 B), start-of-frame delimiter (1 B) and inter-frame gap (12 B) around each frame.
@@ -19,9 +20,10 @@ WIRE_OVERHEAD_BYTES = 20
 #: Ethernet header (14 B) and frame check sequence (4 B): frame size minus this is the payload.
 ETH_HEADER_FCS_BYTES = 18
 #: The smallest Ethernet frame (RFC 2544 counts the FCS in it).
-MIN_FRAME_BYTES = 64
-#: The largest frame accepted (a common jumbo-frame limit).
-MAX_FRAME_BYTES = 9216
+MIN_FRAME_BYTES = limits.MIN_FRAME
+#: The largest frame a model takes (a common jumbo-frame limit; the data plane's is
+#: limits.MAX_FRAME).
+MAX_FRAME_BYTES = limits.MAX_JUMBO_FRAME
 #: RFC 2544 Section 9.1 frame sizes for Ethernet.
 RFC2544_FRAME_BYTES = (64, 128, 256, 512, 1024, 1280, 1518)
 

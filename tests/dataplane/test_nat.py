@@ -122,9 +122,9 @@ def test_nat_drops_what_it_cannot_translate(dataplane, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--public-ip", "192.0.2"), 'nat: --public-ip: expected A.B.C.D, found "192.0.2"'),
-    (("--entries", "0"), 'nat: expected a count in range, found "0"'),
-    (("--port-min", "65536"), 'nat: expected a count in range, found "65536"'),
+    (("--public-ip", "192.0.2"), 'nat: --public-ip: expected a.b.c.d, found "192.0.2"'),
+    (("--entries", "0"), 'nat: --entries: expected a count 1..'),
+    (("--port-min", "65536"), 'nat: --port-min: expected a port 1..65535, found "65536"'),
     (("--ports", "2"), "unrecognized option '--ports'"),
 ])
 def test_nat_rejects_bad_options_in_one_line(dataplane, args, message):

@@ -43,6 +43,7 @@
 #include "../common/nf_eal.h"
 #include "nfvp_cksum.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 #define BNG_VIDS 4094
 #define BNG_ACCESS_HDR 22 /* Ethernet + QinQ */
@@ -397,40 +398,27 @@ bng_setup(struct nfvp_nf *nf)
 	return 0;
 }
 
-static int
+static const char *
 bng_opt(int key, const char *value)
 {
-	unsigned int a, b, c, d;
-	unsigned long v;
-	char *end, tail;
+	uint64_t v;
 
-	if (key == 'i') {
-		if (sscanf(value, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 || a > 255 ||
-		    b > 255 || c > 255 || d > 255) {
-			fprintf(stderr, "bng: --core-ip-base: expected a.b.c.d, found \"%s\"\n",
-				value);
-			return -1;
-		}
-		bng.core_ip_base = RTE_IPV4(a, b, c, d);
-		return 0;
-	}
-	v = strtoul(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || *value == '-' || v > BNG_VIDS * BNG_VIDS ||
-	    ((key == 'r' || key == 'l') && v > 65536) ||
-	    ((key == 'p' || key == 'c') && v == 0)) {
-		fprintf(stderr, "bng: expected a count in range, found \"%s\"\n", value);
-		return -1;
-	}
+	if (key == 'i')
+		return nfvp_parse_ipv4(value, &bng.core_ip_base) == 0 ? NULL : "a.b.c.d";
+	if (key == 'r' || key == 'l')
+		return nfvp_parse_u64(value, 0, 65536, &v) == 0 ? (key == 'r' ? (bng.routes = v, NULL)
+			: (bng.long_routes = v, NULL)) : "a count 0..65536";
+	if (nfvp_parse_u64(value, key == 'p' || key == 'c' ? 1 : 0, BNG_VIDS * BNG_VIDS, &v) != 0)
+		return key == 'p' || key == 'c' ? "a count 1.." RTE_STR(BNG_VIDS) "^2"
+						: "a count 0.." RTE_STR(BNG_VIDS) "^2";
 	switch (key) {
 	case 's': bng.subscribers = v; break;
-	case 'r': bng.routes = v; break;
-	case 'l': bng.long_routes = v; break;
 	case 'c': bng.core_entries = v; break;
 	case 'f': bng.core_fill = v; break;
 	case 'p': bng.ports = v; break;
 	default: bng.port_base = v; break;
 	}
-	return 0;
+	return NULL;
 }
 
 int

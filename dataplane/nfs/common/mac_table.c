@@ -11,6 +11,7 @@
 #include "mac_table.h"
 #include "nf_eal.h"
 #include "nfvp_ctl.h"
+#include "nfvp_parse.h"
 
 const struct option nfvp_mac_table_opts[] = {
 	{ "entries", required_argument, NULL, 'e' },
@@ -21,25 +22,15 @@ const struct option nfvp_mac_table_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int
-nfvp_mac_table_opt(struct nfvp_mac_table *t, const char *nf, int key, const char *value)
+const char *
+nfvp_mac_table_opt(struct nfvp_mac_table *t, int key, const char *value)
 {
-	char *end;
 	uint64_t v;
 
-	if (key == 'm') {
-		if (nfvp_mac_parse(value, t->mac_base) < 0) {
-			fprintf(stderr, "%s: --mac-base: expected aa:bb:cc:dd:ee:ff, found \"%s\"\n",
-				nf, value);
-			return -1;
-		}
-		return 0;
-	}
-	v = strtoull(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || *value == '-' || (key != 'f' && key != 'b' && v == 0)) {
-		fprintf(stderr, "%s: expected a positive count, found \"%s\"\n", nf, value);
-		return -1;
-	}
+	if (key == 'm')
+		return nfvp_parse_mac(value, t->mac_base) == 0 ? NULL : "aa:bb:cc:dd:ee:ff";
+	if (nfvp_parse_u64(value, key == 'f' || key == 'b' ? 0 : 1, UINT32_MAX, &v) != 0)
+		return key == 'f' || key == 'b' ? "a count" : "a positive count";
 	if (key == 'e')
 		t->entries = v;
 	else if (key == 'f')
@@ -48,7 +39,7 @@ nfvp_mac_table_opt(struct nfvp_mac_table *t, const char *nf, int key, const char
 		t->ports = v;
 	else
 		t->port_base = v;
-	return 0;
+	return NULL;
 }
 
 int

@@ -40,8 +40,8 @@ nfvp_mac_key(const uint8_t *mac, uint16_t vlan)
 	return key;
 }
 
-/* One of the options; nf names the NF in the one-line error. 0 or -1. */
-int nfvp_mac_table_opt(struct nfvp_mac_table *t, const char *nf, int key, const char *value);
+/* One of the options: NULL, or what was expected (nflib says it, naming the option). */
+const char *nfvp_mac_table_opt(struct nfvp_mac_table *t, int key, const char *value);
 /* The NF's private EAL, the table and its filling. 0 or -errno. */
 int nfvp_mac_table_create(struct nfvp_mac_table *t, const char *nf);
 

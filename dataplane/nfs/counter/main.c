@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 static uint64_t seen, bytes, drop_every;
 
@@ -24,18 +25,11 @@ counter_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return nfvp_nf_keep(pkts, n, keep);
 }
 
-static int
+static const char *
 counter_opt(int key, const char *value)
 {
-	char *end;
-
 	(void)key;
-	drop_every = strtoull(value, &end, 10);
-	if (*end != '\0' || *value == '\0' || *value == '-') {
-		fprintf(stderr, "counter: --drop-every: expected a count, found \"%s\"\n", value);
-		return -1;
-	}
-	return 0;
+	return nfvp_parse_u64(value, 0, UINT64_MAX, &drop_every) == 0 ? NULL : "a count";
 }
 
 int

@@ -9,6 +9,7 @@
 #include <rte_ether.h>
 
 #include "nfvp_ctl.h"
+#include "nfvp_parse.h"
 #include "nfvp_nf.h"
 
 struct forward {
@@ -36,18 +37,13 @@ forward_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
-static int
+static const char *
 forward_opt(int key, const char *value)
 {
-	const char *opt = key == 's' ? "--src-mac" : "--dst-mac";
 	struct rte_ether_addr *mac = key == 's' ? &fwd.src : &fwd.dst;
 
-	if (nfvp_mac_parse(value, mac->addr_bytes) < 0) {
-		fprintf(stderr, "forward: %s: expected a MAC address aa:bb:cc:dd:ee:ff, found "
-			"\"%s\"\n", opt, value);
-		return -1;
-	}
-	return 0;
+	return nfvp_parse_mac(value, mac->addr_bytes) == 0 ? NULL
+							    : "a MAC address aa:bb:cc:dd:ee:ff";
 }
 
 int

@@ -22,6 +22,7 @@
 #include <rte_tcp.h>
 
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 #define IDS_MAX_STATES 65535u
 #define IDS_MAX_SIG 256
@@ -290,30 +291,29 @@ ids_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return nfvp_nf_keep(pkts, n, keep);
 }
 
-static int
+static const char *
 ids_opt(int key, const char *value)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
 	if (key == 'f') {
 		ids.file = value;
-		return 0;
+		return NULL;
 	}
 	if (key == 'd') {
 		ids.drop = 1;
-		return 0;
+		return NULL;
 	}
-	v = strtoul(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || *value == '-' || (key == 'r' && (v == 0 || v > 4096))) {
-		fprintf(stderr, "ids: expected a count in range, found \"%s\"\n", value);
-		return -1;
-	}
-	if (key == 'r')
+	if (key == 'r') {
+		if (nfvp_parse_u64(value, 1, 4096, &v) != 0)
+			return "a count 1..4096";
 		ids.random = (unsigned int)v;
-	else
-		ids.seed = (unsigned int)v;
-	return 0;
+		return NULL;
+	}
+	if (nfvp_parse_u64(value, 0, UINT32_MAX, &v) != 0)
+		return "a seed 0..4294967295";
+	ids.seed = (unsigned int)v;
+	return NULL;
 }
 
 int

@@ -8,6 +8,7 @@
 
 #include "../common/mac_table.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 static struct nfvp_mac_table table = NFVP_MAC_TABLE_DEFAULTS;
 
@@ -42,10 +43,10 @@ l2fwd_setup(struct nfvp_nf *nf)
 	return nfvp_mac_table_create(&table, "l2fwd");
 }
 
-static int
+static const char *
 l2fwd_opt(int key, const char *value)
 {
-	return nfvp_mac_table_opt(&table, "l2fwd", key, value);
+	return nfvp_mac_table_opt(&table, key, value);
 }
 
 int

@@ -10,6 +10,7 @@
 
 #include "../common/mac_table.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 static struct nfvp_mac_table table = NFVP_MAC_TABLE_DEFAULTS;
 
@@ -50,10 +51,10 @@ learnsw_setup(struct nfvp_nf *nf)
 	return nfvp_mac_table_create(&table, "learnsw");
 }
 
-static int
+static const char *
 learnsw_opt(int key, const char *value)
 {
-	return nfvp_mac_table_opt(&table, "learnsw", key, value);
+	return nfvp_mac_table_opt(&table, key, value);
 }
 
 int

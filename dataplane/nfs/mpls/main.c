@@ -11,6 +11,7 @@
 #include <rte_mpls.h>
 
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 static uint32_t delta = 1;
 
@@ -41,18 +42,16 @@ mpls_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	return nfvp_nf_keep(pkts, n, keep);
 }
 
-static int
+static const char *
 mpls_opt(int key, const char *value)
 {
-	char *end;
+	uint64_t v;
 
 	(void)key;
-	delta = strtoul(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || delta >= (1u << 20)) {
-		fprintf(stderr, "mpls: --delta: expected 0..1048575, found \"%s\"\n", value);
-		return -1;
-	}
-	return 0;
+	if (nfvp_parse_u64(value, 0, (1u << 20) - 1, &v) != 0)
+		return "0..1048575";
+	delta = (uint32_t)v;
+	return NULL;
 }
 
 int

@@ -36,6 +36,7 @@
 #include "../common/nf_eal.h"
 #include "nfvp_cksum.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 #define NAT_MAX_ENTRIES (1u << 24)
 #define NAT_MIN_KEYS 8u /* rte_hash wants at least a bucket's worth (--entries is enforced) */
@@ -235,32 +236,28 @@ nat_setup(struct nfvp_nf *nf)
 	return 0;
 }
 
-static int
+static const char *
 nat_opt(int key, const char *value)
 {
-	struct in_addr a;
-	char *end;
-	unsigned long v;
+	uint32_t addr;
+	uint64_t v;
 
 	if (key == 'i') {
-		if (inet_pton(AF_INET, value, &a) != 1) {
-			fprintf(stderr, "nat: --public-ip: expected A.B.C.D, found \"%s\"\n", value);
-			return -1;
-		}
-		nat.public_ip = a.s_addr;
-		return 0;
+		if (nfvp_parse_ipv4(value, &addr) != 0)
+			return "a.b.c.d";
+		nat.public_ip = rte_cpu_to_be_32(addr);
+		return NULL;
 	}
-	v = strtoul(value, &end, 0);
-	if (*end != '\0' || *value == '\0' || *value == '-' || v == 0 ||
-	    (key == 'e' && v > NAT_MAX_ENTRIES) || (key == 'm' && v > 65535)) {
-		fprintf(stderr, "nat: expected a count in range, found \"%s\"\n", value);
-		return -1;
-	}
-	if (key == 'e')
+	if (key == 'e') {
+		if (nfvp_parse_u64(value, 1, NAT_MAX_ENTRIES, &v) != 0)
+			return "a count 1.." RTE_STR(NAT_MAX_ENTRIES);
 		nat.entries = v;
-	else
-		nat.port_min = v;
-	return 0;
+		return NULL;
+	}
+	if (nfvp_parse_u64(value, 1, 65535, &v) != 0)
+		return "a port 1..65535";
+	nat.port_min = v;
+	return NULL;
 }
 
 int

@@ -19,6 +19,7 @@
 #include "../common/nf_eal.h"
 #include "nfvp_cksum.h"
 #include "nfvp_nf.h"
+#include "nfvp_parse.h"
 
 static struct {
 	uint32_t routes, long_routes, ports, port_base;
@@ -83,26 +84,21 @@ router_setup(struct nfvp_nf *nf)
 	return 0;
 }
 
-static int
+static const char *
 router_opt(int key, const char *value)
 {
-	char *end;
-	unsigned long v = strtoul(value, &end, 0);
+	uint64_t v;
 
-	if (*end != '\0' || *value == '\0' || *value == '-' ||
-	    (key == 'r' && v > 65536) || (key == 'l' && v > 65536) || (key == 'p' && v == 0)) {
-		fprintf(stderr, "router: expected a count in range, found \"%s\"\n", value);
-		return -1;
+	if (key == 'r' || key == 'l') {
+		if (nfvp_parse_u64(value, 0, 65536, &v) != 0)
+			return "a count 0..65536";
+		*(key == 'r' ? &rt.routes : &rt.long_routes) = (uint32_t)v;
+		return NULL;
 	}
-	if (key == 'r')
-		rt.routes = v;
-	else if (key == 'l')
-		rt.long_routes = v;
-	else if (key == 'p')
-		rt.ports = v;
-	else
-		rt.port_base = v;
-	return 0;
+	if (nfvp_parse_u64(value, key == 'p' ? 1 : 0, UINT16_MAX, &v) != 0)
+		return key == 'p' ? "a count 1..65535" : "a port 0..65535";
+	*(key == 'p' ? &rt.ports : &rt.port_base) = (uint32_t)v;
+	return NULL;
 }
 
 int

@@ -220,8 +220,9 @@ class Session:
         self.procs = _Processes()
         self.nfs: dict[str, subprocess.Popen] = {}
         self.eal = ["--no-pci", "--file-prefix", self.prefix, "--log-level", "lib.eal:error"]
+        self.logs: list = []        # the processes' stderr files, closed by abort()
         self.vs_err = self.tmp / "vswitch.err"
-        self.nf_err = (self.tmp / "nfs.err").open("w")
+        self.nf_err = self._log("nfs.err")
         self.gen: subprocess.Popen | None = None
         self.final: dict | None = None
         vdev_args = [a for v in vdevs for a in ("--vdev", v)]
@@ -232,12 +233,18 @@ class Session:
              "--arch", arch, "--ctl", str(self.ctl_path), "--stats-out",
              str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs), "--wake-batch",
              str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
-            stdout=subprocess.DEVNULL, stderr=self.vs_err.open("w"))
+            stdout=subprocess.DEVNULL, stderr=self._log("vswitch.err"))
         try:
             self._wait_for("control socket", self._connect, 30)
         except BaseException:
             self.abort()
             raise
+
+    def _log(self, name: str):
+        """A file in the run's folder for a process's stderr; abort() closes it."""
+        f = (self.tmp / name).open("w")
+        self.logs.append(f)
+        return f
 
     def _connect(self) -> bool:
         """Connect to the control socket once the vSwitch listens on it (the file appears at
@@ -373,7 +380,7 @@ class Session:
              "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
             + ["--idle", idle] + (["--mpls"] if mpls else []) + (["--fdir"] if fdir else [])
             + list(extra),
-            stdout=subprocess.DEVNULL, stderr=self.gen_err.open("w"))
+            stdout=subprocess.DEVNULL, stderr=self._log("gen.err"))
         self.gen_t0 = time.monotonic()
 
     def wait_traffic(self, progress: Callable[[str, int, int], None] | None = None) -> dict:
@@ -407,6 +414,9 @@ class Session:
     def abort(self) -> None:
         """Stop every process of the run and remove its files."""
         self.procs.stop()
+        for f in self.logs:
+            f.close()
+        self.logs.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
         for leftover in glob.glob(f"/dev/hugepages/{self.prefix}*"):
             os.unlink(leftover)
