@@ -21,15 +21,34 @@ HUGEPAGES = "echo 512 > /proc/sys/vm/nr_hugepages && mkdir -p /dev/hugepages && 
             "mount -t hugetlbfs nodev /dev/hugepages"
 
 
+#: where the C sources may be, in the order looked at (see source_dir)
+SOURCE_ENV, BUILD_ENV = "NFVPERF_DATAPLANE_SRC", "NFVPERF_DATAPLANE_BUILD"
+_PACKAGE = Path(__file__).resolve().parents[1]
+_CHECKOUT = _PACKAGE.parents[1] / "dataplane"     # src/nfvperf -> the repository's dataplane/
+
+
 def source_dir() -> Path:
-    """The C sources: ``dataplane/`` at the top of the repository this package runs from."""
-    return Path(__file__).resolve().parents[3] / "dataplane"
+    """The C sources: the folder ``NFVPERF_DATAPLANE_SRC`` names, else ``dataplane/`` of the
+    repository this package runs from, else the copy an installed wheel carries."""
+    env = os.environ.get(SOURCE_ENV)
+    if env:
+        return Path(env)
+    if (_CHECKOUT / "meson.build").is_file():
+        return _CHECKOUT
+    return _PACKAGE / "_dataplane"
 
 
 def build_dir() -> Path:
-    """Where meson builds (``NFVPERF_DATAPLANE_BUILD`` overrides ``build/dataplane``)."""
-    env = os.environ.get("NFVPERF_DATAPLANE_BUILD")
-    return Path(env) if env else source_dir().parent / "build" / "dataplane"
+    """Where meson builds: ``NFVPERF_DATAPLANE_BUILD``, else ``build/dataplane`` beside a
+    repository's sources, else the user's cache (an installed nfvperf)."""
+    env = os.environ.get(BUILD_ENV)
+    if env:
+        return Path(env)
+    src = source_dir()
+    if src == _CHECKOUT:
+        return src.parent / "build" / "dataplane"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "nfvperf" / "dataplane"
 
 
 def binaries() -> dict[str, Path]:
@@ -58,8 +77,8 @@ def build(*, quiet: bool = True) -> Path:
                              f"(try: {INSTALL_DPDK})")
     src, out = source_dir(), build_dir()
     if not (src / "meson.build").is_file():
-        raise RuntimeFailure(f"dataplane build: no meson.build in {src} (run from a clone "
-                             "of the repository)")
+        raise RuntimeFailure(f"dataplane build: no C sources in {src} (set {SOURCE_ENV} to "
+                             "the dataplane/ folder of an nfvperf checkout)")
     steps = []
     if not (out / "build.ninja").is_file():
         steps.append(["meson", "setup", str(out), str(src)])
