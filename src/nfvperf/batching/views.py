@@ -72,3 +72,14 @@ def plot(result, path, title: str) -> None:
     fig.tight_layout()
     save_png(fig, path)
     plt.close(fig)
+
+
+def fit_table(rows: list[dict], per_rate: bool):
+    """The fitted service times (nfvperf fit), a row per batch size (and rate)."""
+    from nfvperf.output import Column, table
+
+    cols = [Column("batch_size", "batch size"), Column("mean_service_time_ns", "mean ns"),
+            Column("source", "source", justify="left")]
+    if per_rate:
+        cols.insert(0, Column("rate_mbps", "rate Mbps"))
+    return table(rows, cols)

@@ -234,3 +234,13 @@ conventions:
 
 """
     return lines + yaml.safe_dump({"calibration": raw}, sort_keys=False, width=100)
+
+
+def profile_table(rows: list[dict], host: Host):
+    """What each profile value was measured as, and how (nfvperf calibrate)."""
+    from nfvperf.output import Column, table
+
+    return table(rows, [Column("value", "profile value", justify="left"),
+                        Column("measured", "measured", lambda x: f"{x:.4g}"),
+                        Column("how", "how", justify="left")],
+                 title=f"{host.model}: {host.sockets} socket(s) × {host.cores_per_socket} cores")

@@ -9,8 +9,6 @@ import typer
 
 from nfvperf.cli.common import (DEFAULT_PLATFORM, Format, FormatOpt, OutOpt, PlotOpt, QuietOpt, RateMppsOpt, app,
                                 emit, renamed, save_plot, set_quiet, stages)
-from nfvperf.output import Column
-from nfvperf.output import table as output_table
 
 ServiceOpt = Annotated[Optional[Path], typer.Option(
     "--service-times", help="CSV: batch_size,mean_service_time_ns, rows 0..β (missing sizes "
@@ -149,11 +147,9 @@ def fit(
     tables = fitting.fit_per_rate(s, beta, min_samples=min_samples) if per_rate else [
         fitting.fit(s, beta, min_samples=min_samples)]
     rows = [row for t in tables for row in t.rows()]
-    cols = [Column("batch_size", "batch size"), Column("mean_service_time_ns", "mean ns"),
-            Column("source", "source", justify="left")]
-    if per_rate:
-        cols.insert(0, Column("rate_mbps", "rate Mbps"))
-    emit(rows, fmt, out, lambda data: [output_table(data, cols)])
+    from nfvperf.batching.views import fit_table
+
+    emit(rows, fmt, out, lambda data: [fit_table(data, per_rate)])
 
 
 

@@ -10,8 +10,6 @@ import typer
 
 from nfvperf.cli.common import (App, Format, FormatOpt, OutOpt, QuietOpt, app, emit, set_quiet,
                                 stages, write_file)
-from nfvperf.output import Column
-from nfvperf.output import table as output_table
 
 @app.command()
 def calibrate(
@@ -54,13 +52,10 @@ def calibrate(
     if fmt is Format.table and out is None and not sys.stdout.isatty():
         sys.stdout.write(text)
         return
+    from nfvperf.calibrate.profile import profile_table
+
     emit({"profile": {r["value"]: r["measured"] for r in rows}, "measurements": data}, fmt, None,
-          lambda d: [output_table(rows, [Column("value", "profile value", justify="left"),
-                                         Column("measured", "measured", lambda x: f"{x:.4g}"),
-                                         Column("how", "how", justify="left")],
-                                  title=f"{host.model}: {host.sockets} socket(s) × "
-                                        f"{host.cores_per_socket} cores")],
-          csv_rows=rows)
+         lambda d: [profile_table(rows, host)], csv_rows=rows)
 
 
 validate_app = App(help="Estimates beside measurements.", no_args_is_help=True)
@@ -125,16 +120,7 @@ def validate_dataplane(
             from nfvperf.io import write_atomic
 
             write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs)))
-    cols = [Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
-            Column("packet_size", "B"),
-            Column("estimated_cycles", "est. cycles", lambda v: f"{v:.1f}"),
-            Column("measured_cycles", "meas. cycles", lambda v: f"{v:.1f}"),
-            Column("error_pct", "error %", lambda v: f"{v:+.1f}"),
-            Column("estimated_mpps", "est. Mpps", lambda v: f"{v:.2f}"),
-            Column("measured_mpps", "meas. Mpps", lambda v: f"{v:.2f}"),
-            Column("top_eos", "largest EOs (cycles)", lambda v: ", ".join(
-                f"{e['eo']} {e['cycles']:.0f}" for e in v[:2]), justify="left")]
+    from nfvperf.validation.views import dataplane_table
+
     csv_rows = [{k: v for k, v in r.items() if k not in ("top_eos", "gap_causes")} for r in rows]
-    emit(rows, fmt, out, lambda d: [output_table(d, cols, title="estimate vs data plane "
-                                                  f"({rows[0]['platform'] if rows else ''})")],
-          csv_rows=csv_rows)
+    emit(rows, fmt, out, lambda d: [dataplane_table(d)], csv_rows=csv_rows)

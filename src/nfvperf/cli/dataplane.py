@@ -11,8 +11,6 @@ from nfvperf.cli.common import (App, ArchOpt, DurationOpt, FlowsOpt, Format, For
                                 GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, PlotOpt, QuietOpt,
                                 RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, app, emit, renamed,
                                 save_plot, set_quiet, stages)
-from nfvperf.output import Column
-from nfvperf.output import table as output_table
 
 dataplane_app = App(help="The DPDK data plane (Cerrato et al.): build it, run it.",
                             no_args_is_help=True)
@@ -131,15 +129,9 @@ def dataplane_replay(
     set_quiet(quiet)
     r = replay(pcap_in, capture, nf=nf, chain_length=chain_length, arch=arch,
                nf_args=tuple(nf_arg or ()))
-    rows = [{"what": "frames in", "value": r["frames_in"]},
-            {"what": "frames out", "value": r["frames_out"]},
-            {"what": "chains (destination MACs)", "value": r["chains"]},
-            {"what": "dropped", "value": ", ".join(f"{k} {v}" for k, v in r["dropped"].items())
-             or "none"},
-            {"what": "capture", "value": r["capture"]}]
-    cols = [Column("what", "", justify="left"), Column("value", "", justify="left")]
-    emit(r, fmt, None, lambda d: [output_table(rows, cols, title=f"{nf} × {chain_length}, "
-                                                f"{arch}")])
+    from nfvperf.dataplane.views import replay_tables
+
+    emit(r, fmt, None, replay_tables)
 
 
 

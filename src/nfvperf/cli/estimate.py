@@ -62,7 +62,7 @@ def estimate(
     rows = api.estimate_rows(models, platform=platform, frame_sizes=sizes, cores=cores,
                              remote_fraction=remote_fraction, paper_units=paper_units,
                              params=model_params(param))
-    from nfvperf.views import estimate_table
+    from nfvperf.eo.views import estimate_table
 
     emit([r.to_dict() for r in rows], fmt, out, estimate_table)
     if plot is not None:
@@ -89,7 +89,7 @@ def explain(
     from nfvperf import api
 
     set_quiet(quiet)
-    from nfvperf.views import explain_rows, explain_tables
+    from nfvperf.eo.views import explain_rows, explain_tables
 
     rows = api.estimate_rows([model], platform=platform, frame_sizes=[packet_size], cores=1,
                              remote_fraction=remote_fraction, paper_units=paper_units,
@@ -104,7 +104,7 @@ def list_(
 ) -> None:
     """The packaged NF models or platform profiles, or the EO catalogue."""
     from nfvperf import api
-    from nfvperf.views import list_table
+    from nfvperf.eo.views import list_table
 
     rows = api.catalogue(what.value)
     emit(rows, fmt, None, lambda data: list_table(what.value, data))
@@ -135,7 +135,7 @@ def demo(
     --plot draws the estimate lines of the paper's Figs. 10-13 over frame sizes.
     """
     from nfvperf.eo.reproduction import figure_panels, reproduce
-    from nfvperf.views import demo_tables
+    from nfvperf.eo.views import demo_tables
 
     set_quiet(quiet)
     report = reproduce()

@@ -46,12 +46,12 @@ def plan_cmd(
         result = plan(spec, progress=say, time_limit_s=time_limit, explain=explain)
     if validate:
         from nfvperf.validation.plan import validate_plan
-        from nfvperf.plan.views import validation_table
+        from nfvperf.validation.views import plan_table
 
         with stages() as say:
             result["validation"] = validate_plan(spec, result, platform, progress=say)
         emit(result, fmt, out, lambda d: [*plan_tables(d, explain),
-                                           validation_table(d["validation"])],
+                                           plan_table(d["validation"])],
               csv_rows=result["validation"])
         return
     emit(result, fmt, out, lambda d: plan_tables(d, explain), csv_rows=plan_rows(result))

@@ -67,3 +67,15 @@ def sweep_table(rows: list[dict[str, Any]], title: str) -> list[Any]:
             Column("dropped", "dropped"),
             Column("balanced", "conserved", lambda v: "yes" if v else "NO")]
     return [table(rows, cols, title=title)]
+
+
+def replay_tables(r: dict[str, Any]) -> list[Any]:
+    """A replay (nfvperf dataplane replay): frames in and out, chains, drops, the capture."""
+    rows = [{"what": "frames in", "value": r["frames_in"]},
+            {"what": "frames out", "value": r["frames_out"]},
+            {"what": "chains (destination MACs)", "value": r["chains"]},
+            {"what": "dropped", "value": ", ".join(f"{k} {v}" for k, v in r["dropped"].items())
+             or "none"},
+            {"what": "capture", "value": r["capture"]}]
+    cols = [Column("what", "", justify="left"), Column("value", "", justify="left")]
+    return [table(rows, cols, title=f"{r['nf']} × {r['chain_length']}, {r['arch']}")]

@@ -57,19 +57,3 @@ def plan_tables(d: dict[str, Any], explain: bool = False) -> list[Any]:
         out.append(table([{"what": b} for b in d["binding"]],
                          [Column("what", "what binds", justify="left")], title="binding"))
     return out
-
-
-def validation_table(rows: list[dict[str, Any]]) -> Any:
-    def fmt(v, spec=".1f"):
-        return "–" if v is None else format(v, spec)
-
-    return table(rows, [
-        Column("chain", "chain", justify="left"), Column("nf", "NF", justify="left"),
-        Column("instances", "instances"), Column("offered_mpps", "Mpps", number(3)),
-        Column("predicted_loss", "loss predicted", lambda v: fmt(v, ".1e")),
-        Column("measured_loss", "measured", lambda v: fmt(v, ".1e")),
-        Column("predicted_p99_us", "p99 µs predicted", lambda v: fmt(v)),
-        Column("measured_p99_us", "measured", lambda v: fmt(v)),
-        Column("predicted_cycles_per_packet", "cycles predicted", lambda v: fmt(v)),
-        Column("measured_cycles_per_packet", "measured", lambda v: fmt(v))],
-        title="the plan on this machine's data plane, scaled to its one NF core")

@@ -1,4 +1,4 @@
-"""The tables the CLI prints: which columns each result shows and how."""
+"""Tables of the estimator (estimate, explain, list, demo): which columns each shows and how."""
 
 from __future__ import annotations
 

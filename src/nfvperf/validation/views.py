@@ -1,0 +1,39 @@
+"""Tables of predictions beside measurements: the estimator vs the NFs, a plan vs its run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nfvperf.output import Column, number, table
+
+
+def dataplane_table(rows: list[dict[str, Any]]) -> Any:
+    """The estimate of each NF's model beside the NF measured (nfvperf validate dataplane)."""
+    cols = [Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
+            Column("packet_size", "B"),
+            Column("estimated_cycles", "est. cycles", lambda v: f"{v:.1f}"),
+            Column("measured_cycles", "meas. cycles", lambda v: f"{v:.1f}"),
+            Column("error_pct", "error %", lambda v: f"{v:+.1f}"),
+            Column("estimated_mpps", "est. Mpps", lambda v: f"{v:.2f}"),
+            Column("measured_mpps", "meas. Mpps", lambda v: f"{v:.2f}"),
+            Column("top_eos", "largest EOs (cycles)", lambda v: ", ".join(
+                f"{e['eo']} {e['cycles']:.0f}" for e in v[:2]), justify="left")]
+    return table(rows, cols, title="estimate vs data plane "
+                                   f"({rows[0]['platform'] if rows else ''})")
+
+
+def plan_table(rows: list[dict[str, Any]]) -> Any:
+    """A plan run on this data plane (plan --validate): predicted beside measured."""
+    def fmt(v, spec=".1f"):
+        return "–" if v is None else format(v, spec)
+
+    return table(rows, [
+        Column("chain", "chain", justify="left"), Column("nf", "NF", justify="left"),
+        Column("instances", "instances"), Column("offered_mpps", "Mpps", number(3)),
+        Column("predicted_loss", "loss predicted", lambda v: fmt(v, ".1e")),
+        Column("measured_loss", "measured", lambda v: fmt(v, ".1e")),
+        Column("predicted_p99_us", "p99 µs predicted", lambda v: fmt(v)),
+        Column("measured_p99_us", "measured", lambda v: fmt(v)),
+        Column("predicted_cycles_per_packet", "cycles predicted", lambda v: fmt(v)),
+        Column("measured_cycles_per_packet", "measured", lambda v: fmt(v))],
+        title="the plan on this machine's data plane, scaled to its one NF core")
