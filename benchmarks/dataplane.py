@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from nfvperf.dataplane import ARCHS, RunConfig, run
-from nfvperf.dataplane.run import Session
+from nfvperf.dataplane.session import Session
 
 NULLS = ("net_null0", "net_null1")
 

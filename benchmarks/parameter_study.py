@@ -6,7 +6,7 @@ L ∈ {1024, 2048, 4096}, β ∈ {64, 256, 512, 1024} (β ≤ L), frames of 64-1
 (Geissler et al. Sec. 4, Fig. 8-12). Service times: the global fit of the VPP cross-connect
 samples (the only ones published here), extended linearly to β = 1024, the same for every frame
 size. Results go to one CSV as they come; a rerun skips the configurations already in it
-(resumable). A progress bar shows on stderr. Issue 7's `nfvperf sweep` will run such studies on
+(resumable). A progress bar shows on stderr. `nfvperf sweep` runs such studies on
 Dask; this script is the benchmark of the model itself.
 """
 

@@ -1,5 +1,5 @@
 """Planning the data-centre example (60 hosts of two kinds, two chains of seed 004) — the
-issue's target: at most 60 s.
+target: at most 60 s.
 
     python benchmarks/plan_dc.py [--time-limit 30] [--runs 3]
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from nfvperf.dataplane import pcap
-from nfvperf.dataplane.run import Session, chain_mac
+from nfvperf.dataplane.session import Session, chain_mac
 
 SETS = [["nat0", "nat1"], ["nat0", "nat1", "nat2"], ["nat1"], ["nat0", "nat1", "nat2"],
         ["nat2", "nat0"], ["nat1", "nat2"]]

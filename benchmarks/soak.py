@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from nfvperf.dataplane.run import Session, chain_mac
+from nfvperf.dataplane.session import Session, chain_mac
 
 
 def rss_kib(pid: int) -> int:

@@ -1,7 +1,7 @@
 """The 1200-configuration batching study (examples/sweeps/geissler-study.yaml) three ways, side
 by side: in one process, with `nfvperf sweep` on a local Dask cluster of this machine's CPUs,
 and on a Dask scheduler started apart (two local workers: how a user with more machines scales
-out). The issue's target: Dask no slower than one process, and spread over the workers.
+out). The target: Dask no slower than one process, and spread over the workers.
 
     python benchmarks/sweep_dask.py [--limit N] [-o out/sweep]
 """

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nfvperf.dataplane.run import RunConfig, chain_mac, merge
+from nfvperf.dataplane.run import RunConfig, merge
+from nfvperf.dataplane.session import chain_mac
 from nfvperf.errors import InputError
 
 

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from nfvperf.dataplane.build import binaries
-from nfvperf.dataplane.run import Session, chain_mac
+from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import RuntimeFailure
 
 pytestmark = [pytest.mark.dataplane]

@@ -13,7 +13,7 @@ import pytest
 
 from nfvperf.dataplane import pcap
 from nfvperf.dataplane.build import binaries
-from nfvperf.dataplane.run import replay
+from nfvperf.dataplane.replay import replay
 
 pytestmark = [pytest.mark.dataplane]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nfvperf.dataplane import pcap
-from nfvperf.dataplane.run import replay
+from nfvperf.dataplane.replay import replay
 
 pytestmark = [pytest.mark.dataplane]
 

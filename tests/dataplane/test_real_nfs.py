@@ -10,7 +10,7 @@ import dpkt
 import pytest
 
 from nfvperf.dataplane import pcap
-from nfvperf.dataplane.run import replay
+from nfvperf.dataplane.replay import replay
 
 pytestmark = [pytest.mark.dataplane]
 

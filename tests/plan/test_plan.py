@@ -1,4 +1,4 @@
-"""The planner (issue 7): per-instance capacity from the estimator and the batching model,
+"""The planner: per-instance capacity from the estimator and the batching model,
 instances and hosts from CP-SAT, and what binds when nothing fits."""
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ def test_a_hosts_nics_bound_the_chains_it_serves():
 
 
 def test_a_stateful_nf_keeps_each_flow_on_one_instance():
-    """Flows (issue 7's traffic: frame size, rate, number of flows). l2 forwarding may carry
+    """Flows (traffic: frame size, rate, number of flows). l2 forwarding may carry
     16.4 Mpps an instance: 40 Mpps in 2 flows of 20 cannot be served by a stateful NF (one line
     names the flow); stateless, its packets are spread and 3 instances do. In 3 flows of 13.3
     Mpps, one flow an instance: 3. In 5 flows of 8 Mpps, two flows an instance (16 of 16.4):

@@ -1,4 +1,4 @@
-"""The planner's integer program (issue 7): the aggregate constraints keep every plan and make
+"""The planner's integer program: the aggregate constraints keep every plan and make
 large plans provable; each resource may be lifted to say what binds; infeasible plans name the
 resource without which one exists."""
 

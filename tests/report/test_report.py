@@ -1,5 +1,5 @@
 """`nfvperf report`: an HTML page with the study's figures and table, opened in headless
-Chromium to check that it renders with every figure (issue 7)."""
+Chromium to check that it renders with every figure."""
 
 from __future__ import annotations
 

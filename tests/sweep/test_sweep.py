@@ -1,4 +1,4 @@
-"""`nfvperf sweep`: parameter studies on Dask (issue 7): a grid's points run on a local
+"""`nfvperf sweep`: parameter studies on Dask: a grid's points run on a local
 cluster, written to Parquet or CSV, a rerun computes only what is missing, bad files and
 unreachable schedulers get one line."""
 
@@ -96,7 +96,7 @@ def test_bad_sweeps_and_schedulers_get_one_line(cli, tmp_path):
 
 
 def test_a_plan_sweep_over_traffic_growth_names_its_plan_relative_to_itself(cli, tmp_path):
-    """`run: plan` with `scale` (issue 7's "plans over traffic growth"): the BNG example at
+    """`run: plan` with `scale` ("plans over traffic growth"): the BNG example at
     1× and 2× its 10 Gbps, the plan named relative to the sweep file; the report draws it."""
     import shutil
     from pathlib import Path

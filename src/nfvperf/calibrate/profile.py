@@ -227,7 +227,7 @@ conventions:
   parse_line_fetch: false
   ct_insertion_formula: printed       # priced by the measured rte_hash insert
   inc_checksum_memory_access: false
-  per_packet_overhead_cycles: 0       # the NF loop's own cost: measured by validate (issue 5)
+  per_packet_overhead_cycles: 0       # the NF loop's own cost: measured by nfvperf validate
   # the NF writes back header lines it already holds; their trip back to the vSwitch's core
   # is paid there, when the vSwitch reads the packet again
   mem_io_l3_access: {'false' if c2c_known else 'true'}

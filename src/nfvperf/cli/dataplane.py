@@ -124,7 +124,7 @@ def dataplane_replay(
 ) -> None:
     """Replay a pcap file through a chain of NFs (one chain per destination MAC in it) and
     capture what leaves the vSwitch."""
-    from nfvperf.dataplane.run import replay
+    from nfvperf.dataplane.replay import replay
 
     set_quiet(quiet)
     r = replay(pcap_in, capture, nf=nf, chain_length=chain_length, arch=arch,

@@ -8,6 +8,7 @@ vSwitch's control socket, collects their JSON reports and merges them into one r
 """
 
 from nfvperf.dataplane.build import ARCHS, NFS, binaries, build, doctor
-from nfvperf.dataplane.run import RunConfig, Session, run
+from nfvperf.dataplane.run import RunConfig, run
+from nfvperf.dataplane.session import Session
 
 __all__ = ["ARCHS", "NFS", "RunConfig", "Session", "binaries", "build", "doctor", "run"]

@@ -19,7 +19,8 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
               progress: Callable[[str, int, int], None] | None = None) -> ChainResult:
     """Run the chain once; ``default``: the traffic when the chain has none. Every bad value
     is refused (``InputError``) before a process starts."""
-    from nfvperf.dataplane.run import Session, _need, chain_mac, check_run
+    from nfvperf.dataplane.run import check_run
+    from nfvperf.dataplane.session import Session, need_binaries, chain_mac
 
     spec.check(runnable=True)
     classes = spec.classes(default)
@@ -27,7 +28,7 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
                                                       "nf_cpu": nf_cpu, "gen_cpu": gen_cpu})
     if progress:
         progress("starting the NFs", 0, 1)
-    _need("vswitch", "gen", *{f"nf-{s.nf}" for s in spec.services})
+    need_binaries("vswitch", "gen", *{f"nf-{s.nf}" for s in spec.services})
     total = sum(spec.most_instances(i) for i in range(len(spec.services)))
     events: list[ScaleResult] = []
     with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total)) as s:

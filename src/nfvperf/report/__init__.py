@@ -1,1 +1,1 @@
-"""HTML reports of sweep results (issue 7)."""
+"""HTML reports of sweep results."""

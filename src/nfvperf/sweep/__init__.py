@@ -1,1 +1,1 @@
-"""Parameter studies over a model, the simulator or the planner, on Dask (issue 7)."""
+"""Parameter studies over a model, the simulator or the planner, on Dask."""

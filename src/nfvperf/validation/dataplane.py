@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nfvperf.dataplane.run import Session, chain_mac
+from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
 
 
@@ -209,7 +209,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     return rows
 
 
-#: beyond this share, the estimate and the measurement disagree (the issue's 25 %)
+#: beyond this share, the estimate and the measurement disagree (25 %: the validation's target)
 TOLERANCE_PCT = 25
 
 
