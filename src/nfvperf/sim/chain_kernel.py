@@ -1,6 +1,8 @@
 """numba kernel of a chain of services, each with parallel instances, each a batched polling
 queue (see ``sim.chain``). Continuous time in seconds; events are the external arrivals (sorted,
-read in order) and the ends of batches (a small heap: one per busy instance).
+read in order) and, in a heap (``sim.chain_state``), the ends of batches (one per busy
+instance), the turns of shared cores and the retries of instances whose core was stalled.
+Events at one time are taken arrivals first, then in the order they were scheduled.
 
 An instance that is idle starts a batch as soon as a packet reaches its queue; at the end of a
 batch it takes the next one (up to β packets) if any wait: a polling NF that never sleeps, as
@@ -15,21 +17,26 @@ With ``switch`` > 0 (seconds), a shared core behaves as polling NF processes tha
 Linux: the core goes round its instances in turn, every change of turn costs ``switch``, an
 instance with packets runs batches for up to ``quantum`` and then yields, an idle one yields at
 once; so a packet that reaches an idle instance waits for its turn to come round.
+
+A stall of a core (the host taking it away) holds the core and the packets of the instance
+that would run until it ends; the instance tries again then.
 """
 
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from nfvperf.chain.policies import POLICY_CODES
 from nfvperf.limits import NF_AWARE_DECAY_MS
+from nfvperf.sim.chain_state import (END_OF_BATCH, H_N, RETRY, TURN, Counters, Inputs, Sim,
+                                     Stalls, check_inputs, new_cores, new_heap, new_policy,
+                                     new_queues, pop, push)
 
-#: stalls of cores (the host taking the CPU away): start times, durations, which cores have
-#: them, and per core the next stall and the end of the current one; retry[0]: the heap code
-Stalls = namedtuple("Stalls", "t d on ptr until retry")
+#: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
+#: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
+#: makes a change there change this file, and recompile the kernel
+STATE_DIGEST = "250f7a468b10e004"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -63,26 +70,28 @@ def _hash(flow, s):
     return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)   # uniform in [0, 1)
 
 
-@njit(cache=True)
-def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost_bytes,
-          pin, rr, inst_load, class_load, load_t, stats):
-    f = flow[pid]
-    n = n_inst[s]
-    if policy[s] == POL_RR:
-        k = rr[s] % n
-        rr[s] += 1
+@njit(cache=True, _nrt=False)
+def _pick(inp, pol, stats, s, p, t):
+    """The instance of service ``s`` that packet ``p`` goes to, by the service's policy."""
+    f = inp.flow[p]
+    n = pol.n_inst[s]
+    size, cls, weights = inp.size, inp.cls, pol.weights
+    if inp.policy[s] == POL_RR:
+        k = pol.rr[s] % n
+        pol.rr[s] += 1
         return k
-    if pin[s, f] >= 0:
-        k = pin[s, f]
-    elif policy[s] == POL_NF_AWARE:
+    if pol.pin[s, f] >= 0:
+        k = pol.pin[s, f]
+    elif inp.policy[s] == POL_NF_AWARE:
         # decay the loads, size the groups by the classes' shares of the cost driver
-        dec = np.exp(-(t - load_t[s]) / DECAY_S)
-        load_t[s] = t
+        inst_load, class_load = pol.inst_load, pol.class_load
+        dec = np.exp(-(t - pol.load_t[s]) / DECAY_S)
+        pol.load_t[s] = t
         class_load[s, 0] *= dec
         class_load[s, 1] *= dec
         for j in range(n):
             inst_load[s, j] *= dec
-        large = 1 if size[cls[pid]] >= large_bytes[s] else 0
+        large = 1 if size[cls[p]] >= inp.large_bytes[s] else 0
         has_l = class_load[s, 1] > 0 or large == 1
         has_s = class_load[s, 0] > 0 or large == 0
         if n < 2 or not has_l:
@@ -107,7 +116,7 @@ def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost
             if weights[s, j] != 0 and \
                     inst_load[s, j] * weights[s, k] < inst_load[s, k] * weights[s, j]:
                 k = j
-        pin[s, f] = k
+        pol.pin[s, f] = k
         stats[s, k, I_FLOWS] += 1
     else:
         # flow-affine by a hash of the flow, weighted: the share of [0, 1) an instance owns
@@ -122,150 +131,228 @@ def _pick(s, pid, t, cls, flow, size, n_inst, policy, weights, large_bytes, cost
             if u < acc:
                 k = j
                 break
-        pin[s, f] = k
+        pol.pin[s, f] = k
         stats[s, k, I_FLOWS] += 1
-    if policy[s] == POL_NF_AWARE:
-        c = float(size[cls[pid]]) if cost_bytes[s] else 1.0
-        inst_load[s, k] += c
-        class_load[s, 1 if size[cls[pid]] >= large_bytes[s] else 0] += c
+    if inp.policy[s] == POL_NF_AWARE:
+        c = float(size[cls[p]]) if inp.cost_bytes[s] else 1.0
+        pol.inst_load[s, k] += c
+        pol.class_load[s, 1 if size[cls[p]] >= inp.large_bytes[s] else 0] += c
     return k
 
 
-@njit(cache=True)
-def _push(h_t, h_i, h_n, t, idx):
-    i = h_n
-    h_t[i] = t
-    h_i[i] = idx
-    while i > 0 and h_t[(i - 1) // 2] > h_t[i]:
-        pp = (i - 1) // 2
-        h_t[i], h_t[pp] = h_t[pp], h_t[i]
-        h_i[i], h_i[pp] = h_i[pp], h_i[i]
-        i = pp
-    return h_n + 1
+@njit(cache=True, _nrt=False)
+def _enqueue(inp, q, cnt, s, k, p, t):
+    """Packet ``p`` reaches the ring of instance (s, k): it waits there, or is dropped."""
+    rec = inp.t_arr[p] >= inp.warmup
+    c = inp.cls[p]
+    if rec:
+        cnt.stats[s, k, I_OFFERED] += 1
+        cnt.stats[s, k, I_BYTES] += inp.size[c] - 4      # pkt_len, as the vSwitch: no FCS
+    if q.n[s, k] == inp.capacity:           # tail drop, as a full ring
+        if rec:
+            cnt.stats[s, k, I_DROPPED] += 1
+            cnt.cls[c, 2] += 1
+        return
+    q.ring[s, k, (q.head[s, k] + q.n[s, k]) % inp.capacity] = p
+    q.n[s, k] += 1
+    q.t_enq[p] = t
 
 
-@njit(cache=True)
-def _pop(h_t, h_i, h_n):
-    h_n -= 1
-    h_t[0] = h_t[h_n]
-    h_i[0] = h_i[h_n]
-    i = 0
-    while True:
-        l, r = 2 * i + 1, 2 * i + 2
-        m = i
-        if l < h_n and h_t[l] < h_t[m]:
-            m = l
-        if r < h_n and h_t[r] < h_t[m]:
-            m = r
-        if m == i:
-            return h_n
-        h_t[i], h_t[m] = h_t[m], h_t[i]
-        h_i[i], h_i[m] = h_i[m], h_i[i]
-        i = m
-
-
-@njit(cache=True)
-def _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
-    """Queue an instance with packets for its core; True if the core is free to run it now."""
-    c = core[s, k]
-    if not core_busy[c] and rq_n[c] == 0:
-        return True
-    if not in_rq[s, k]:
-        rq[c, (rq_head[c] + rq_n[c]) % rq.shape[1]] = s * K + k
-        rq_n[c] += 1
-        in_rq[s, k] = True
-    return False
-
-
-@njit(cache=True)
-def _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
-           capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy, stl):
-    """An idle instance with packets waiting takes up to beta of them on its core (free);
-    returns the heap size. A stall of the core (``stl``) that has begun holds the core and
-    the packets until it ends: the instance tries again then."""
-    if busy[s, k] or q_n[s, k] == 0:
-        return h_n
-    c = core[s, k]
-    core_busy[c] = True
+@njit(cache=True, _nrt=False)
+def _start(m, s, k, t):
+    """An idle instance with packets waiting takes up to beta of them on its core (free). A
+    stall of the core that has begun holds the core and the packets until it ends: the
+    instance tries again then."""
+    inp, q, stl = m.inp, m.q, m.stl
+    if q.busy[s, k] or q.n[s, k] == 0:
+        return
+    c = m.cores.of[s, k]
+    m.cores.busy[c] = True
     if stl.on[c]:
         while stl.ptr[c] < stl.t.shape[0] and stl.t[stl.ptr[c]] <= t:
             stl.until[c] = max(stl.until[c], stl.t[stl.ptr[c]]) + stl.d[stl.ptr[c]]
             stl.ptr[c] += 1
         if t < stl.until[c]:
-            busy[s, k] = True      # waiting for the core, its packets still in its queue
-            return _push(h_t, h_i, h_n, stl.until[c], stl.retry[0] + s * K + k)
-    tot = overhead[s]
-    nb = min(q_n[s, k], beta)
+            q.busy[s, k] = True      # waiting for the core, its packets still in its queue
+            push(m.heap, stl.until[c], RETRY, s, k)
+            return
+    tot = inp.overhead[s]
+    nb = min(q.n[s, k], inp.beta)
     for j in range(nb):
-        p = q[s, k, q_head[s, k]]
-        q_head[s, k] = (q_head[s, k] + 1) % capacity
-        batch[s, k, j] = p
-        tot += cost[s, cls[p]]
-    q_n[s, k] -= nb
-    batch_n[s, k] = nb
-    busy[s, k] = True
-    if t >= warmup_s:
-        stats[s, k, I_BATCHES] += 1
-        stats[s, k, I_BATCHED] += nb
-        stats[s, k, I_CYCLES] += tot
-    return _push(h_t, h_i, h_n, t + tot / speed[s, k], s * K + k)
+        p = q.ring[s, k, q.head[s, k]]
+        q.head[s, k] = (q.head[s, k] + 1) % inp.capacity
+        q.batch[s, k, j] = p
+        tot += inp.cost[s, inp.cls[p]]
+    q.n[s, k] -= nb
+    q.batch_n[s, k] = nb
+    q.busy[s, k] = True
+    if t >= inp.warmup:
+        m.cnt.stats[s, k, I_BATCHES] += 1
+        m.cnt.stats[s, k, I_BATCHED] += nb
+        m.cnt.stats[s, k, I_CYCLES] += tot
+    push(m.heap, t + tot / inp.speed[s, k], END_OF_BATCH, s, k)
 
 
-@njit(cache=True)
-def _enqueue(s, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stats,
-             cls_stats, warmup_s):
-    rec = t_arr[p] >= warmup_s
-    if rec:
-        stats[s, k, I_OFFERED] += 1
-        stats[s, k, I_BYTES] += size[cls[p]] - 4      # pkt_len, as the vSwitch: no FCS
-    if q_n[s, k] == capacity:           # tail drop, as a full ring
-        if rec:
-            stats[s, k, I_DROPPED] += 1
-            cls_stats[cls[p], 2] += 1
+@njit(cache=True, _nrt=False)
+def _wait_for_core(cores, s, k):
+    """Instance (s, k) goes to the back of its core's queue (once: its width is the number of
+    instances on the core, so it cannot overflow)."""
+    if cores.in_rq[s, k]:
         return
-    q[s, k, (q_head[s, k] + q_n[s, k]) % capacity] = p
-    q_n[s, k] += 1
-    t_enq[p] = t
+    c = cores.of[s, k]
+    i = (cores.rq_head[c] + cores.rq_n[c]) % cores.rq_s.shape[1]
+    cores.rq_s[c, i] = s
+    cores.rq_k[c, i] = k
+    cores.rq_n[c] += 1
+    cores.in_rq[s, k] = True
 
 
-@njit(cache=True)
-def _try(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead, speed,
-         capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy, rq, rq_head, rq_n,
-         in_rq, stl):
+@njit(cache=True, _nrt=False)
+def _try(m, s, k, t):
     """Run instance (s, k) now if it has packets, is idle and its core is free; else queue it
     for its core."""
-    if busy[s, k] or q_n[s, k] == 0 or in_rq[s, k]:
-        return h_n
-    if _ready(s, k, K, core, core_busy, rq, rq_head, rq_n, in_rq):
-        return _start(s, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
-                      speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
-                      stl)
-    return h_n
+    cores = m.cores
+    if m.q.busy[s, k] or m.q.n[s, k] == 0 or cores.in_rq[s, k]:
+        return
+    c = cores.of[s, k]
+    if not cores.busy[c] and cores.rq_n[c] == 0:
+        _start(m, s, k, t)
+    else:
+        _wait_for_core(cores, s, k)
 
 
-@njit(cache=True)
-def _any_waiting(c, cinst, c_n, q_n, K):
-    for j in range(c_n[c]):
-        x = cinst[c, j]
-        if q_n[x // K, x % K] > 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _unpark(c, j, t, switch, c_n, parked, park_t, park_pos, h_t, h_i, h_n, n_inst_all):
+@njit(cache=True, _nrt=False)
+def _unpark(m, c, j, t):
     """A packet reached instance j of a parked core (every instance idle, turns going round
     at `switch` each): its turn comes when the round reaches it. The instance whose turn is
     on has polled already and found nothing (as when turns go on: it yields), so it waits a
     whole round."""
-    if not parked[c]:
-        return h_n
-    parked[c] = False
-    steps = int((t - park_t[c]) / switch)
-    cur = (park_pos[c] + steps) % c_n[c]
-    d = (j - cur) % c_n[c] or c_n[c]
-    start = park_t[c] + (steps + d) * switch
-    return _push(h_t, h_i, h_n, start, n_inst_all + c * 65536 + j)
+    tr = m.turns
+    if not tr.parked[c]:
+        return
+    tr.parked[c] = False
+    switch = m.inp.switch
+    steps = int((t - tr.park_t[c]) / switch)
+    cur = (tr.park_pos[c] + steps) % tr.n[c]
+    d = (j - cur) % tr.n[c] or tr.n[c]
+    push(m.heap, tr.park_t[c] + (steps + d) * switch, TURN, c, j)
+
+
+@njit(cache=True, _nrt=False)
+def _wake(m, s, k, t):
+    """Packets may have reached instance (s, k): it runs when its core lets it (at once if
+    the core is free, when its turn comes if the core's instances take turns)."""
+    c = m.cores.of[s, k]
+    if m.turns.on[c]:
+        if m.q.n[s, k] > 0:
+            _unpark(m, c, m.turns.pos[s, k], t)
+        return
+    if not m.cores.busy[c]:
+        m.cores.slice_t[c] = t
+    _try(m, s, k, t)
+
+
+@njit(cache=True, _nrt=False)
+def _arrival(m, p, t):
+    """Packet p enters the chain at its first service."""
+    if t >= m.inp.warmup:
+        m.cnt.cls[m.inp.cls[p], 0] += 1
+    k = _pick(m.inp, m.pol, m.cnt.stats, 0, p, t)
+    _enqueue(m.inp, m.q, m.cnt, 0, k, p, t)
+    _wake(m, 0, k, t)
+
+
+@njit(cache=True, _nrt=False)
+def _turn(m, c, j, t):
+    """A turn begins on a shared core: its instance runs if it has packets; else the turn
+    passes on if any instance of the core has some, or the core parks."""
+    tr = m.turns
+    s, k = tr.inst_s[c, j], tr.inst_k[c, j]
+    if m.q.n[s, k] > 0:
+        m.cores.slice_t[c] = t
+        _start(m, s, k, t)
+        return
+    for i in range(tr.n[c]):
+        if m.q.n[tr.inst_s[c, i], tr.inst_k[c, i]] > 0:
+            push(m.heap, t + m.inp.switch, TURN, c, (j + 1) % tr.n[c])
+            return
+    tr.parked[c] = True
+    tr.park_t[c] = t
+    tr.park_pos[c] = j
+
+
+@njit(cache=True, _nrt=False)
+def _retry(m, s, k, t):
+    """A stall of the core is over: the instance that waited for it runs."""
+    m.cores.busy[m.cores.of[s, k]] = False
+    m.q.busy[s, k] = False
+    _start(m, s, k, t)
+
+
+@njit(cache=True, _nrt=False)
+def _end_of_batch(m, s0, k0, t):
+    """Instance (s0, k0) has served its batch: its packets go on to the next service (or
+    leave the chain), and its core runs what comes next."""
+    inp, q, cores, cnt = m.inp, m.q, m.cores, m.cnt
+    S = inp.speed.shape[0]
+    q.busy[s0, k0] = False
+    c0 = cores.of[s0, k0]
+    cores.busy[c0] = False
+    for j in range(q.batch_n[s0, k0]):
+        p = q.batch[s0, k0, j]
+        rec = inp.t_arr[p] >= inp.warmup
+        if rec:
+            cnt.stats[s0, k0, I_SERVED] += 1
+            st = t - q.t_enq[p]
+            cnt.stats[s0, k0, I_SOJOURN] += st
+            cnt.soj[s0, k0, lat_bin(st)] += 1
+        if s0 + 1 == S:
+            if rec:
+                lat = t - inp.t_arr[p]
+                cnt.cls[inp.cls[p], 1] += 1
+                cnt.cls_lat[inp.cls[p]] += lat
+                cnt.cls_hist[inp.cls[p], lat_bin(lat)] += 1
+            continue
+        k = _pick(inp, m.pol, cnt.stats, s0 + 1, p, t)
+        _enqueue(inp, q, cnt, s0 + 1, k, p, t)
+    q.batch_n[s0, k0] = 0
+    # this instance goes to the back of its core's queue if it has more; the core takes
+    # the instance at the front
+    if m.turns.on[c0]:
+        if q.n[s0, k0] > 0 and t - cores.slice_t[c0] < inp.quantum:
+            _start(m, s0, k0, t)
+        else:      # it yields: the next instance's turn
+            push(m.heap, t + inp.switch, TURN, c0, (m.turns.pos[s0, k0] + 1) % m.turns.n[c0])
+    elif q.n[s0, k0] > 0 and (cores.rq_n[c0] == 0 or t - cores.slice_t[c0] < inp.quantum):
+        _start(m, s0, k0, t)     # its turn goes on
+    elif q.n[s0, k0] > 0:
+        _wait_for_core(cores, s0, k0)
+    while not m.turns.on[c0] and not cores.busy[c0] and cores.rq_n[c0] > 0:
+        cores.slice_t[c0] = t
+        i = cores.rq_head[c0]
+        s, k = cores.rq_s[c0, i], cores.rq_k[c0, i]
+        cores.rq_head[c0] = (i + 1) % cores.rq_s.shape[1]
+        cores.rq_n[c0] -= 1
+        cores.in_rq[s, k] = False
+        _start(m, s, k, t)
+    if s0 + 1 < S:
+        for k in range(m.pol.n_inst[s0 + 1]):
+            _wake(m, s0 + 1, k, t)
+
+
+@njit(cache=True)
+def _scale(pol, cnt, e, sc_s, sc_n, sc_w):
+    """Scale event e: service sc_s[e] has its first sc_n[e] instances, weighted sc_w[e]; the
+    flows of removed instances are placed again (moved) when their next packet comes."""
+    s = sc_s[e]
+    pol.n_inst[s] = sc_n[e]
+    for k in range(pol.weights.shape[1]):
+        pol.weights[s, k] = sc_w[e, k]
+    for f in range(pol.pin.shape[1]):
+        if pol.pin[s, f] >= sc_n[e]:
+            cnt.stats[s, pol.pin[s, f], I_FLOWS] -= 1
+            pol.pin[s, f] = -1
+            cnt.moved[e] += 1
 
 
 @njit(cache=True)
@@ -279,190 +366,39 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
     (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
     placed again (moved), and removed instances finish the packets they hold. Arrays are sized
-    for the most instances a service ever has (``speed.shape[1]``)."""
-    S = n_inst.shape[0]
-    K = speed.shape[1]
-    n_inst = n_inst.copy()
-    weights = weights.copy()
-    moved = np.zeros(sc_t.shape[0], dtype=np.int64)
-    e = 0
-    P = t_arr.shape[0]
-    C = size.shape[0]
-    pin = -np.ones((S, n_flows), dtype=np.int64)
-    rr = np.zeros(S, dtype=np.int64)
-    inst_load = np.zeros((S, K))
-    class_load = np.zeros((S, 2))
-    load_t = np.zeros(S)
-    stats = np.zeros((S, K, I_STATS))
-    soj_hist = np.zeros((S, K, LAT_BINS))
-    cls_stats = np.zeros((C, 3))           # offered, delivered, lost
-    cls_lat = np.zeros(C)
-    cls_hist = np.zeros((C, LAT_BINS))
-    q = np.zeros((S, K, capacity), dtype=np.int64)
-    q_head = np.zeros((S, K), dtype=np.int64)
-    q_n = np.zeros((S, K), dtype=np.int64)
-    t_enq = np.zeros(P)
-    batch = np.zeros((S, K, beta), dtype=np.int64)
-    batch_n = np.zeros((S, K), dtype=np.int64)
-    busy = np.zeros((S, K), dtype=np.bool_)
-    h_n = 0
-    n_cores = core.max() + 1
-    core_busy = np.zeros(n_cores, dtype=np.bool_)
-    rq = np.zeros((n_cores, S * K), dtype=np.int64)
-    rq_head = np.zeros(n_cores, dtype=np.int64)
-    rq_n = np.zeros(n_cores, dtype=np.int64)
-    in_rq = np.zeros((S, K), dtype=np.bool_)
-    slice_t = np.zeros(n_cores)                 # when the core's current turn began
-    # turns (switch > 0): the instances of each shared core, in order
-    c_n = np.zeros(n_cores, dtype=np.int64)
-    cinst = np.zeros((n_cores, S * K), dtype=np.int64)
-    pos = np.zeros((S, K), dtype=np.int64)
-    for ss in range(S):
-        for kk in range(K):
-            if speed[ss, kk] <= 0:      # no such instance, ever
-                continue
-            c = core[ss, kk]
-            pos[ss, kk] = c_n[c]
-            cinst[c, c_n[c]] = ss * K + kk
-            c_n[c] += 1
-    turns = np.zeros(n_cores, dtype=np.bool_)
-    for c in range(n_cores):
-        turns[c] = switch > 0 and c_n[c] > 1
-    parked = turns.copy()                       # every instance idle: turns go round unseen
-    park_t = np.zeros(n_cores)
-    park_pos = np.zeros(n_cores, dtype=np.int64)
-    TURN = S * K                                # heap entries from here on are turns
-    RETRY = TURN + n_cores * 65536              # ... and from here, retries after a stall
+    for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
+    inputs the arrays cannot hold (``chain_state.check_inputs``)."""
+    inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
+                 speed, capacity, beta, warmup_s, quantum, switch)
+    check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
+                 stall_d, stall_on)
+    S, K = speed.shape
+    P, C = t_arr.shape[0], size.shape[0]
+    cores, turns = new_cores(core, speed, switch)
+    n_cores = turns.on.shape[0]
+    cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 3)),
+                   np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64))
     stl = Stalls(stall_t, stall_d, stall_on, np.zeros(n_cores, dtype=np.int64),
-                 np.zeros(n_cores), np.array([RETRY], dtype=np.int64))
-    h_t = np.zeros(2 * S * K + n_cores + 1)
-    h_i = np.zeros(2 * S * K + n_cores + 1, dtype=np.int64)
-    nxt = 0
-    while nxt < P or h_n > 0:
-        t_evt = min(t_arr[nxt] if nxt < P else np.inf, h_t[0] if h_n > 0 else np.inf)
+                 np.zeros(n_cores))
+    # in the heap at once: an end of batch or retry per busy instance, a turn per core
+    m = Sim(inp, new_queues(S, K, capacity, beta, P), new_policy(n_inst, weights, n_flows),
+            cores, turns, stl, new_heap(S * K + n_cores), cnt)
+    h = m.heap
+    nxt = e = 0
+    while nxt < P or h.top[H_N] > 0:
+        t_evt = min(t_arr[nxt] if nxt < P else np.inf, h.t[0] if h.top[H_N] > 0 else np.inf)
         while e < sc_t.shape[0] and sc_t[e] <= t_evt:
-            ss = sc_s[e]
-            n_inst[ss] = sc_n[e]
-            for kk in range(K):
-                weights[ss, kk] = sc_w[e, kk]
-            for f in range(n_flows):
-                if pin[ss, f] >= sc_n[e]:       # its instance is gone: placed again later
-                    stats[ss, pin[ss, f], I_FLOWS] -= 1
-                    pin[ss, f] = -1
-                    moved[e] += 1
+            _scale(m.pol, cnt, e, sc_s, sc_n, sc_w)
             e += 1
-        if nxt < P and (h_n == 0 or t_arr[nxt] <= h_t[0]):
-            t = t_arr[nxt]
-            p = nxt
+        if nxt < P and (h.top[H_N] == 0 or t_arr[nxt] <= h.t[0]):
+            _arrival(m, nxt, t_arr[nxt])
             nxt += 1
-            if t >= warmup_s:
-                cls_stats[cls[p], 0] += 1
-            k = _pick(0, p, t, cls, flow, size, n_inst, policy, weights, large_bytes,
-                      cost_bytes, pin, rr, inst_load, class_load, load_t, stats)
-            _enqueue(0, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity, stats,
-                     cls_stats, warmup_s)
-            if turns[core[0, k]]:
-                h_n = _unpark(core[0, k], pos[0, k], t, switch, c_n, parked, park_t, park_pos,
-                              h_t, h_i, h_n, TURN)
-                continue
-            if not core_busy[core[0, k]]:
-                slice_t[core[0, k]] = t
-            h_n = _try(0, k, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost, overhead,
-                       speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core, core_busy,
-                       rq, rq_head, rq_n, in_rq, stl)
             continue
-        t = h_t[0]
-        idx = h_i[0]
-        h_n = _pop(h_t, h_i, h_n)
-        if idx >= RETRY:
-            # a stall of the core is over: the instance that waited for it runs
-            x = idx - RETRY
-            core_busy[core[x // K, x % K]] = False
-            busy[x // K, x % K] = False
-            h_n = _start(x // K, x % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                         overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n, core,
-                         core_busy, stl)
-            continue
-        if idx >= TURN:
-            # a turn begins on a shared core: its instance runs if it has packets
-            c = (idx - TURN) // 65536
-            j = (idx - TURN) % 65536
-            x = cinst[c, j]
-            if q_n[x // K, x % K] > 0:
-                slice_t[c] = t
-                h_n = _start(x // K, x % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
-                             cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i,
-                             h_n, core, core_busy, stl)
-            elif _any_waiting(c, cinst, c_n, q_n, K):
-                h_n = _push(h_t, h_i, h_n, t + switch, TURN + c * 65536 + (j + 1) % c_n[c])
-            else:
-                parked[c] = True
-                park_t[c] = t
-                park_pos[c] = j
-            continue
-        s0 = idx // K
-        k0 = idx % K
-        busy[s0, k0] = False
-        core_busy[core[s0, k0]] = False
-        for j in range(batch_n[s0, k0]):
-            p = batch[s0, k0, j]
-            rec = t_arr[p] >= warmup_s
-            if rec:
-                stats[s0, k0, I_SERVED] += 1
-                st = t - t_enq[p]
-                stats[s0, k0, I_SOJOURN] += st
-                soj_hist[s0, k0, lat_bin(st)] += 1
-            if s0 + 1 == S:
-                if rec:
-                    lat = t - t_arr[p]
-                    cls_stats[cls[p], 1] += 1
-                    cls_lat[cls[p]] += lat
-                    cls_hist[cls[p], lat_bin(lat)] += 1
-                continue
-            k = _pick(s0 + 1, p, t, cls, flow, size, n_inst, policy, weights, large_bytes,
-                      cost_bytes, pin, rr, inst_load, class_load, load_t, stats)
-            _enqueue(s0 + 1, k, p, t, t_arr, cls, size, q, q_head, q_n, t_enq, capacity,
-                     stats, cls_stats, warmup_s)
-        batch_n[s0, k0] = 0
-        # this instance goes to the back of its core's queue if it has more; the core takes
-        # the instance at the front
-        c0 = core[s0, k0]
-        if turns[c0]:
-            if q_n[s0, k0] > 0 and t - slice_t[c0] < quantum:
-                h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                             overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                             core, core_busy, stl)
-            else:      # it yields: the next instance's turn
-                h_n = _push(h_t, h_i, h_n, t + switch,
-                            TURN + c0 * 65536 + (pos[s0, k0] + 1) % c_n[c0])
-        elif q_n[s0, k0] > 0 and (rq_n[c0] == 0 or t - slice_t[c0] < quantum):
-            # its turn goes on
-            h_n = _start(s0, k0, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                         overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                         core, core_busy, stl)
-        elif q_n[s0, k0] > 0:
-            rq[c0, (rq_head[c0] + rq_n[c0]) % rq.shape[1]] = idx
-            rq_n[c0] += 1
-            in_rq[s0, k0] = True
-        while not turns[c0] and not core_busy[c0] and rq_n[c0] > 0:
-            slice_t[c0] = t
-            nx = rq[c0, rq_head[c0]]
-            rq_head[c0] = (rq_head[c0] + 1) % rq.shape[1]
-            rq_n[c0] -= 1
-            in_rq[nx // K, nx % K] = False
-            h_n = _start(nx // K, nx % K, t, K, q, q_head, q_n, batch, batch_n, busy, cls,
-                         cost, overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                         core, core_busy, stl)
-        if s0 + 1 < S:
-            for kk in range(n_inst[s0 + 1]):
-                if turns[core[s0 + 1, kk]]:
-                    if q_n[s0 + 1, kk] > 0:
-                        h_n = _unpark(core[s0 + 1, kk], pos[s0 + 1, kk], t, switch, c_n,
-                                      parked, park_t, park_pos, h_t, h_i, h_n, TURN)
-                    continue
-                if not core_busy[core[s0 + 1, kk]]:
-                    slice_t[core[s0 + 1, kk]] = t
-                h_n = _try(s0 + 1, kk, t, K, q, q_head, q_n, batch, batch_n, busy, cls, cost,
-                           overhead, speed, capacity, beta, stats, warmup_s, h_t, h_i, h_n,
-                           core, core_busy, rq, rq_head, rq_n, in_rq, stl)
-    return stats, soj_hist, cls_stats, cls_lat, cls_hist, moved
+        t, kind, a, b = pop(h)
+        if kind == END_OF_BATCH:
+            _end_of_batch(m, a, b, t)
+        elif kind == TURN:
+            _turn(m, a, b, t)
+        else:      # RETRY
+            _retry(m, a, b, t)
+    return cnt.stats, cnt.soj, cnt.cls, cnt.cls_lat, cnt.cls_hist, cnt.moved

@@ -1,0 +1,119 @@
+"""The chain simulator's kernel (sim.chain_kernel, sim.chain_state) on its own: events at one
+time are taken in the order they were scheduled, and what its arrays cannot hold is refused
+with an error rather than written out of bounds."""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nfvperf.chain import POLICY_CODES
+from nfvperf.sim import chain_kernel as kn
+from nfvperf.sim.chain_state import END_OF_BATCH, RETRY, TURN, new_heap, pop, push
+
+RR = POLICY_CODES["round-robin"]
+
+
+def test_events_at_one_time_are_taken_in_the_order_they_were_scheduled():
+    # a heap ordered by time alone took three at one time as 0, 2, 1
+    h = new_heap(8)
+    for a, t in enumerate([1.0, 1.0, 1.0, 0.5, 2.0, 1.0]):
+        push(h, t, END_OF_BATCH, a, 10 * a)
+    got = [pop(h) for _ in range(6)]
+    assert [(t, a) for t, _, a, _ in got] == [(0.5, 3), (1.0, 0), (1.0, 1), (1.0, 2),
+                                              (1.0, 5), (2.0, 4)]
+    assert all(kind == END_OF_BATCH and b == 10 * a for _, kind, a, b in got)
+
+
+@given(st.lists(st.one_of(st.sampled_from([0.0, 1.0, 2.0]), st.none()), max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_the_heap_takes_events_by_time_then_sequence(ops):
+    """Pushes (a time) and pops (None) in any order: the heap gives what a model ordered by
+    (time, order of pushing) gives, kinds and fields with them."""
+    h = new_heap(64)
+    model = []
+    for i, op in enumerate(ops):
+        if op is not None:
+            kind = (END_OF_BATCH, TURN, RETRY)[i % 3]
+            push(h, op, kind, i, -i)
+            heapq.heappush(model, (op, i, kind))
+        elif model:
+            t, i0, kind = heapq.heappop(model)
+            assert pop(h) == (t, kind, i0, -i0)
+    assert h.top[0] == len(model)
+
+
+def test_the_heap_refuses_an_event_it_has_no_room_for():
+    h = new_heap(2)
+    push(h, 0.0, TURN, 0, 0)
+    push(h, 0.0, TURN, 0, 1)
+    with pytest.raises(ValueError, match="more events than the heap holds"):
+        push(h, 0.0, TURN, 0, 2)
+    pop(h)
+    pop(h)
+    with pytest.raises(ValueError, match="no event to take"):
+        pop(h)
+
+
+def tie(**over) -> dict:
+    """Three packets at time 0 to three round-robin instances (own cores, 1 µs a packet, one
+    at a time), then one instance: their three batches end at one time, 1 µs."""
+    speed = np.array([[1e9, 1e9, 1e9], [1e9, 0, 0]])
+    args = dict(
+        t_arr=np.zeros(3), cls=np.arange(3), flow=np.arange(3), size=np.full(3, 64),
+        n_flows=3, n_inst=np.array([3, 1]), policy=np.array([RR, RR]), weights=np.ones((2, 3)),
+        large_bytes=np.array([512, 512]), cost_bytes=np.zeros(2, dtype=bool),
+        cost=np.full((2, 3), 1000.0), overhead=np.zeros(2), speed=speed,
+        core=np.array([[0, 1, 2], [3, 0, 0]]), quantum=0.0, switch=0.0, capacity=8, beta=1,
+        warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
+        sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
+        stall_d=np.zeros(0), stall_on=np.zeros(4, dtype=bool))
+    return {**args, **over}
+
+
+def test_batches_that_end_together_pass_on_their_packets_in_the_order_they_began():
+    """Packet p (class p) goes through instance p of the first service, whose batches end
+    together; the second service serves them one at a time in the order the batches were
+    scheduled: classes 0, 1, 2 leave at 2, 3, 4 µs (by heap position: 2, 4, 3)."""
+    stats, _, cls_stats, cls_lat, _, _ = kn.run_chain(*tie().values())
+    assert list(cls_stats[:, 1]) == [1, 1, 1]
+    assert cls_lat * 1e6 == pytest.approx([2, 3, 4])
+    assert list(stats[0, :, kn.I_SERVED]) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("over, message", [
+    ({"n_inst": np.array([4, 1])}, "more instances than the arrays hold"),
+    ({"n_inst": np.array([3, 2])}, "an instance with no speed"),
+    ({"flow": np.array([0, 1, 3])}, "a packet of no class or flow"),
+    ({"cls": np.array([0, 1, -1])}, "a packet of no class or flow"),
+    ({"t_arr": np.array([0.0, 2e-6, 1e-6])}, "arrivals out of time order"),
+    ({"capacity": 0}, "a ring and a burst of at least one packet"),
+    ({"beta": 0}, "a ring and a burst of at least one packet"),
+    ({"core": np.array([[0, 1, -2], [3, 0, 0]])}, "a negative core number"),
+    ({"stall_on": np.zeros(3, dtype=bool)}, "stalls do not match the cores"),
+    ({"policy": np.array([RR, 7])}, "an unknown policy"),
+    ({"cost": np.ones((2, 2))}, "per-service arrays of different sizes"),
+    ({"sc_t": np.array([1e-6]), "sc_s": np.array([1]), "sc_n": np.array([9]),
+      "sc_w": np.ones((1, 3))}, "more instances than the arrays hold"),
+    ({"sc_t": np.array([1e-6]), "sc_s": np.array([2]), "sc_n": np.array([1]),
+      "sc_w": np.ones((1, 3))}, "a scale event of no service"),
+])
+def test_the_kernel_refuses_what_its_arrays_cannot_hold(over, message):
+    with pytest.raises(ValueError, match=message):
+        kn.run_chain(*tie(**over).values())
+
+
+def test_the_kernel_carries_the_digest_of_the_state_it_compiles_in():
+    """numba's cache keys on the text of chain_kernel.py alone: if chain_state.py changed and
+    this file did not, run_chain would run the old code from the cache."""
+    from nfvperf.sim import chain_state
+
+    digest = hashlib.sha256(Path(chain_state.__file__).read_bytes()).hexdigest()[:16]
+    assert kn.STATE_DIGEST == digest, \
+        f"chain_state.py changed: set STATE_DIGEST = {digest!r} in chain_kernel.py"
