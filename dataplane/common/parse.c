@@ -13,12 +13,22 @@ int
 nfvp_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	unsigned long long v;
+	const char *digits;
+	int base = 10;     /* a leading 0 is no octal here */
 	char *end;
 
 	if (s == NULL || *s < '0' || *s > '9')
 		return -EINVAL;
+	digits = s;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = s + 2;
+		base = 16;
+	}
+	if (!((*digits >= '0' && *digits <= '9') ||
+	      (base == 16 && ((*digits | 0x20) >= 'a' && (*digits | 0x20) <= 'f'))))
+		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(digits, &end, base);
 	if (errno != 0 || *end != '\0' || v < lo || v > hi)
 		return -EINVAL;
 	*out = v;

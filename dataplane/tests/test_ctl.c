@@ -36,6 +36,24 @@ main(void)
 		CHECK(nfvp_parse_mac("02:0a:1ff:00:00:7e", mac) < 0); /* a byte over 255 */
 	}
 
+	{
+		uint64_t u;
+		uint32_t a;
+		double d;
+
+		CHECK(nfvp_parse_u64("0100", 0, 1000, &u) == 0 && u == 100); /* decimal, not octal */
+		CHECK(nfvp_parse_u64("0x40", 0, 1000, &u) == 0 && u == 64);
+		CHECK(nfvp_parse_u64("0x", 0, 1000, &u) < 0);
+		CHECK(nfvp_parse_u64("1001", 0, 1000, &u) < 0 && nfvp_parse_u64("-1", 0, 9, &u) < 0);
+		CHECK(nfvp_parse_u64(" 1", 0, 9, &u) < 0 && nfvp_parse_u64("1 ", 0, 9, &u) < 0);
+		CHECK(nfvp_parse_u64("18446744073709551616", 0, UINT64_MAX, &u) < 0);
+		CHECK(nfvp_parse_double("2.5", 0, 3, &d) == 0 && d == 2.5);
+		CHECK(nfvp_parse_double("inf", 0, 1e300, &d) < 0 && nfvp_parse_double("4", 0, 3, &d) < 0);
+		CHECK(nfvp_parse_ipv4("10.0.1.2", &a) == 0 && a == 0x0a000102);
+		CHECK(nfvp_parse_ipv4("10.0.1", &a) < 0 && nfvp_parse_ipv4("10.0.1.256", &a) < 0);
+		CHECK(nfvp_parse_ipv4("10.0.1.2.3", &a) < 0 && nfvp_parse_ipv4("010.0.0.1", &a) < 0);
+	}
+
 	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
 	CHECK(pipe(pipefd) == 0);
 	CHECK(nfvp_ctl_send(sv[0], "hello fd", pipefd[1]) == 0);

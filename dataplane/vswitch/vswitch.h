@@ -207,6 +207,12 @@ void vs_free(struct vswitch *vs, struct rte_mbuf *m);
 /* service.c */
 int vs_service_find(const struct vswitch *vs, const char *name);
 int vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m);
+/* A service with an empty flow table (made the first time); 0 or -ENOMEM. */
+int vs_service_reset(struct vs_service *s, int id);
+/* Its instances and weights: flows on instances that stay keep them, the others are moved. */
+void vs_service_set(struct vswitch *vs, struct vs_service *s, const uint16_t *nf,
+		    const uint32_t *weight, unsigned int n);
+/* service_ctl.c */
 void vs_service_command(struct vswitch *vs, char *args, char *out, size_t len);
 void vs_service_json(FILE *f, const struct vswitch *vs);
 /* stats.c */
