@@ -60,8 +60,8 @@ vs_ctl_open(struct vswitch *vs)
 	return 0;
 }
 
-static uint64_t
-off(const struct vswitch *vs, const void *p)
+uint64_t
+vs_arena_off(const struct vswitch *vs, const void *p)
 {
 	return (const uint8_t *)p - vs->arena;
 }
@@ -87,8 +87,8 @@ nf_setup_shared(struct vswitch *vs, struct vs_nf *nf, uint32_t id)
 	}
 	if (nf->slot == NULL || nf->to_nf == NULL || nf->from_nf == NULL)
 		return -ENOMEM;
-	nf->slot->to_nf_off = off(vs, nf->to_nf);
-	nf->slot->from_nf_off = off(vs, nf->from_nf);
+	nf->slot->to_nf_off = vs_arena_off(vs, nf->to_nf);
+	nf->slot->from_nf_off = vs_arena_off(vs, nf->from_nf);
 	return 0;
 }
 
@@ -146,8 +146,8 @@ reply(int fd, const char *msg, int send_fd)
 	(void)nfvp_ctl_send(fd, msg, send_fd);
 }
 
-static int
-find_nf(const struct vswitch *vs, const char *name)
+int
+vs_nf_find(const struct vswitch *vs, const char *name)
 {
 	unsigned int i;
 
@@ -171,7 +171,7 @@ attach_nf(struct vswitch *vs, int fd, const char *name, pid_t pid)
 		reply(fd, msg, -1);
 		return;
 	}
-	if (find_nf(vs, name) >= 0) {
+	if (vs_nf_find(vs, name) >= 0) {
 		snprintf(msg, sizeof(msg), "error name: expected a name no live NF has, found \"%s\"",
 			 name);
 		reply(fd, msg, -1);
@@ -201,7 +201,7 @@ attach_nf(struct vswitch *vs, int fd, const char *name, pid_t pid)
 	snprintf(msg, sizeof(msg), "ok id=%u arch=%s base=0x%" PRIxPTR " len=%zu slot=%" PRIu64,
 		 id, nfvp_arch_names[vs->cfg.arch], iso ? 0 : (uintptr_t)vs->arena,
 		 iso ? nf->region_len : vs->arena_len,
-		 iso ? 0 : off(vs, nf->slot));
+		 iso ? 0 : vs_arena_off(vs, nf->slot));
 	reply(fd, msg, iso ? nf->region_fd : vs->arena_fd);
 	if (iso) { /* the mapping stays; the descriptor is not needed once handed over */
 		close(nf->region_fd);
@@ -230,106 +230,6 @@ detach_nf(struct vswitch *vs, uint32_t id)
 	nf->ctl_fd = -1;
 }
 
-static uint64_t
-mac_key(const struct rte_ether_addr *mac)
-{
-	uint64_t key = 0;
-
-	memcpy(&key, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return key;
-}
-
-static void
-chain_del(struct vswitch *vs, unsigned int id)
-{
-	struct vs_chain *c = &vs->chains[id];
-	uint64_t key = mac_key(&c->mac);
-
-	if (!c->used)
-		return;
-	rte_hash_del_key(vs->mac2chain, &key);
-	if (c->nic_queue >= 0) {
-		rte_hash_del_key(vs->fdir, &key);
-		if (vs->nfs[c->nf[0]].alive)
-			vs->nfs[c->nf[0]].slot->nic_rx_off = 0;
-	}
-	c->used = 0;
-	vs->n_chains--;
-}
-
-/* chain add ID MAC OUT_PORT NF[,NF...] */
-static void
-chain_add(struct vswitch *vs, int fd, char *args)
-{
-	char *id_s = strtok(args, " "), *mac_s = strtok(NULL, " "), *port_s = strtok(NULL, " ");
-	char *nfs_s = strtok(NULL, " "), *name, *save, msg[256];
-	struct vs_chain c = { .used = 1, .nic_queue = -1 };
-	uint64_t id, port, key;
-
-	if (nfs_s == NULL) {
-		reply(fd, "error chain add: expected ID MAC OUT_PORT NF[,NF...]", -1);
-		return;
-	}
-	if (nfvp_parse_u64(id_s, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
-		snprintf(msg, sizeof(msg), "error chain id: expected 0..%u, found \"%s\"",
-			 NFVP_MAX_CHAINS - 1, id_s);
-		reply(fd, msg, -1);
-		return;
-	}
-	if (nfvp_parse_mac(mac_s, c.mac.addr_bytes) < 0) {
-		snprintf(msg, sizeof(msg), "error chain mac: expected aa:bb:cc:dd:ee:ff, found "
-			 "\"%s\"", mac_s);
-		reply(fd, msg, -1);
-		return;
-	}
-	if (nfvp_parse_u64(port_s, 0, vs->n_ports - 1, &port) != 0) {
-		snprintf(msg, sizeof(msg), "error chain out_port: expected 0..%u, found \"%s\"",
-			 vs->n_ports - 1, port_s);
-		reply(fd, msg, -1);
-		return;
-	}
-	c.out_port = port;
-	for (name = strtok_r(nfs_s, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		int svc = vs_service_find(vs, name);
-		int nf = svc >= 0 ? 0 : find_nf(vs, name);
-
-		if (nf < 0 || c.len == NFVP_MAX_CHAIN_LEN) {
-			snprintf(msg, sizeof(msg), nf < 0 ?
-				 "error chain nf: expected the name of an attached NF or a service, "
-				 "found \"%s\"" :
-				 "error chain: expected at most " RTE_STR(NFVP_MAX_CHAIN_LEN) " NFs, "
-				 "found more at \"%s\"", name);
-			reply(fd, msg, -1);
-			return;
-		}
-		if (svc >= 0 && c.len == 0 && vs->fdir != NULL) {
-			reply(fd, "error chain: fdir steers to one NF, expected an NF (not a service) "
-			      "first", -1);
-			return;
-		}
-		c.svc[c.len] = (uint16_t)(svc + 1);
-		c.nf[c.len++] = nf;
-	}
-	chain_del(vs, id);
-	key = mac_key(&c.mac);
-	if (rte_hash_add_key_data(vs->mac2chain, &key, (void *)(uintptr_t)id) < 0) {
-		reply(fd, "error chain: the MAC table is full", -1);
-		return;
-	}
-	if (vs->fdir != NULL && id + 1 < vs->cfg.fdir_queues) {
-		/* program the NIC: this chain's packets go straight to its first NF */
-		struct nfvp_slot *s = vs->nfs[c.nf[0]].slot;
-
-		c.nic_queue = id + 1;
-		rte_hash_add_key_data(vs->fdir, &key, (void *)(uintptr_t)c.nic_queue);
-		s->nic_chain = id;
-		s->nic_rx_off = off(vs, vs->nic_queue[c.nic_queue]);
-	}
-	vs->chains[id] = c;
-	vs->n_chains++;
-	reply(fd, "ok", -1);
-}
-
 static void
 attach_gen(struct vswitch *vs, int fd)
 {
@@ -353,38 +253,14 @@ command(struct vswitch *vs, int fd, char *msg)
 		attach_nf(vs, fd, name, pid);
 	} else if (strncmp(msg, "attach gen", 10) == 0) {
 		attach_gen(vs, fd);
-	} else if (strncmp(msg, "chain add ", 10) == 0) {
-		chain_add(vs, fd, msg + 10);
-	} else if (strncmp(msg, "chain default ", 14) == 0) {
-		uint64_t id;
-
-		if (strcmp(msg + 14, "none") == 0) {
-			vs->default_chain = -1;
-			reply(fd, "ok", -1);
-		} else if (nfvp_parse_u64(msg + 14, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
-			snprintf(out, sizeof(out), "error chain default: expected a chain id or none, "
-				 "found \"%.32s\"", msg + 14);
-			reply(fd, out, -1);
-		} else {
-			vs->default_chain = (int)id;
-			reply(fd, "ok", -1);
-		}
+	} else if (strncmp(msg, "chain ", 6) == 0) {
+		vs_chain_command(vs, msg + 6, out, sizeof(out));
+		reply(fd, out, -1);
 	} else if (strncmp(msg, "service ", 8) == 0) {
 		char big[NFVP_CTL_MSG];
 
 		vs_service_command(vs, msg + 8, big, sizeof(big));
 		reply(fd, big, -1);
-	} else if (strncmp(msg, "chain del ", 10) == 0) {
-		uint64_t id;
-
-		if (nfvp_parse_u64(msg + 10, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
-			snprintf(out, sizeof(out), "error chain id: expected 0..%u, found \"%.32s\"",
-				 NFVP_MAX_CHAINS - 1, msg + 10);
-			reply(fd, out, -1);
-		} else {
-			chain_del(vs, (unsigned int)id);
-			reply(fd, "ok", -1);
-		}
 	} else if (strcmp(msg, "status") == 0) {
 		snprintf(out, sizeof(out), "ok nfs=%u chains=%u inflight=%" PRIu64 " pool_free=%u "
 			 "pool_size=%u ports=%u", vs->n_active, vs->n_chains, vs_in_flight(vs),

@@ -204,6 +204,11 @@ void vs_age(struct vswitch *vs, uint64_t now);
 void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
 uint64_t vs_in_flight(const struct vswitch *vs);
 void vs_free(struct vswitch *vs, struct rte_mbuf *m);
+/* control.c */
+int vs_nf_find(const struct vswitch *vs, const char *name);     /* an attached NF's id, or -1 */
+uint64_t vs_arena_off(const struct vswitch *vs, const void *p); /* an arena address as offset */
+/* chains.c: "chain add|del|default ..." (args after "chain "); the reply into out */
+void vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len);
 /* service.c */
 int vs_service_find(const struct vswitch *vs, const char *name);
 int vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m);

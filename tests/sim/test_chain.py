@@ -204,3 +204,14 @@ def test_core_stalls_overflow_rings_and_more_instances_hold_more():
     one, two = loss(1), loss(2)
     assert one == pytest.approx(100 * 10 * (1500 - 512) / 5e5, rel=0.3)
     assert two == pytest.approx(100 * 10 * (1500 - 1024) / 5e5, rel=0.4)
+
+
+def test_nf_aware_gives_a_zero_weight_instance_nothing_as_the_vswitch_does():
+    """An instance of weight 0 takes no flow under nf-aware (the vSwitch's nf_aware_pick skips
+    it; the simulator once gave it its share)."""
+    chain = spec([fwd(instances=3, policy="nf-aware", weights=[1, 0, 1])],
+                 [{"frame_bytes": 1518, "rate_pps": 2e4, "flows": 30},
+                  {"frame_bytes": 64, "rate_pps": 2e5, "flows": 200}])
+    a, zero, c = sim(chain, duration_s=0.2)["services"][0]["instances"]
+    assert zero["offered"] == 0 and zero["flows"] == 0
+    assert a["flows"] + c["flows"] == 230

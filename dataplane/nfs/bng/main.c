@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bng: a Broadband Network Gateway after Intel DPPD's (Baldi & Sapio, Sec. 3.2, Fig. 7), both
- * directions by the frame's ethertype.
+ * directions by the frame's ethertype. (One file, as every NF is, a little past 400 lines: its
+ * two directions share the tables they fill and read.)
  *
  * Access (QinQ, 0x88a8 / 0x8100 / IPv4): the tag pair (S-VID, C-VID) is looked up in the
  * subscriber table (rte_hash) for the subscriber's GRE key; the inner destination in rte_lpm for
