@@ -42,7 +42,7 @@ def main() -> None:
         ("nfvperf estimate <4 models> -f json", [exe, "estimate", "l2fwd@paper",
                                                  "learnsw@paper", "mpls@paper", "bng@paper",
                                                  "-f", "json"]),
-        ("nfvperf estimate bng --packet-sizes rfc2544", [exe, "estimate", "bng@paper",
+        ("nfvperf estimate bng@paper --packet-sizes rfc2544", [exe, "estimate", "bng@paper",
                                                          "--packet-sizes", "rfc2544"]),
         ("nfvperf demo", [exe, "demo"]),
     ]
