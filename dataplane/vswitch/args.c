@@ -2,6 +2,7 @@
 /* args.c: the vSwitch's own options (after EAL's "--"), each checked with a one-line error. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,23 +10,19 @@
 
 #include <rte_ring.h>
 
+#include "nfvp_parse.h"
 #include "vswitch.h"
 
+/* An integer option in [lo, hi] (nfvp_parse.h), or its one-line error. */
 static int
 parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	char range[64];
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, "vswitch: %s: expected %llu..%llu, found \"%s\"\n", opt,
-			(unsigned long long)lo, (unsigned long long)hi, s);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
+	if (nfvp_parse_u64(s, lo, hi, out) == 0)
+		return 0;
+	snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, lo, hi);
+	return nfvp_bad_value("vswitch", opt, range, s);
 }
 
 int

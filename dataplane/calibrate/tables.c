@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* tables.c: lookups in tables: rte_hash (lookups, inserts) by table size, rte_lpm, a DFA walk. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_lpm.h>
+#include <rte_memory.h>
+#include <rte_random.h>
+
+#include "calibrate.h"
+
+static double
+hash_ops(struct rte_hash *h, const uint8_t *keys, unsigned int key_len, unsigned int n_keys,
+	 uint64_t ops, int lookup)
+{
+	uint64_t t0, k, found = 0;
+
+	t0 = rte_rdtsc_precise();
+	for (k = 0; k < ops; k++) {
+		const uint8_t *key = keys + (size_t)((k * 2654435761u) % n_keys) * key_len;
+
+		found += lookup ? (rte_hash_lookup(h, key) >= 0) : 0;
+	}
+	t0 = rte_rdtsc_precise() - t0;
+	nfvp_cal_sink += found;
+	return (double)t0 / ops;
+}
+
+/* Lookups that hit, that miss, and inserts: 4, 16 and 64-byte keys in a table of 65536 entries,
+ * and 16-byte keys in tables of 1024 .. 1048576 (65536 with --quick). */
+int
+nfvp_cal_bench_hash(FILE *f, const struct nfvp_cal_opts *o)
+{
+	static const unsigned int full_sizes[] = { 1024, 65536, 1048576 };
+	static const unsigned int quick_sizes[] = { 1024, 65536 };
+	static const unsigned int key_lens[] = { 4, 16, 64 };
+	const unsigned int *sizes = o->quick ? quick_sizes : full_sizes;
+	unsigned int n_sizes = o->quick ? RTE_DIM(quick_sizes) : RTE_DIM(full_sizes);
+	unsigned int s, kl, first = 1, id = 0;
+	uint8_t *keys = NULL, *other = NULL;
+
+	fprintf(f, "\"hash\": [");
+	for (s = 0; s < n_sizes; s++) {
+		for (kl = 0; kl < RTE_DIM(key_lens); kl++) {
+			unsigned int entries = sizes[s], key_len = key_lens[kl], r, i;
+			uint64_t ops = o->quick ? 100000 : 1000000;
+			double hit[CAL_MAX_REPS], miss[CAL_MAX_REPS], ins[CAL_MAX_REPS];
+			char name[32];
+
+			/* key sizes at one table size, table sizes at 16 B keys */
+			if (key_len != 16 && entries != 65536)
+				continue;
+			keys = malloc((size_t)entries * key_len);
+			other = malloc((size_t)entries * key_len);
+			if (keys == NULL || other == NULL)
+				goto fail;
+			for (r = 0; r < o->reps; r++) {
+				struct rte_hash_parameters hp = {
+					.name = name, .entries = entries * 2, .key_len = key_len,
+					.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+				};
+				struct rte_hash *h;
+				uint64_t t0;
+
+				snprintf(name, sizeof(name), "calib%u", id++);
+				h = rte_hash_create(&hp);
+				if (h == NULL)
+					goto fail;
+				nfvp_cal_fill_random(keys, (size_t)entries * key_len);
+				nfvp_cal_fill_random(other, (size_t)entries * key_len);
+				t0 = rte_rdtsc_precise();
+				for (i = 0; i < entries; i++)
+					rte_hash_add_key(h, keys + (size_t)i * key_len);
+				ins[r] = (double)(rte_rdtsc_precise() - t0) / entries;
+				hit[r] = hash_ops(h, keys, key_len, entries, ops, 1);
+				miss[r] = hash_ops(h, other, key_len, entries, ops, 1);
+				rte_hash_free(h);
+			}
+			fprintf(f, "%s{\"entries\": %u, \"key_bytes\": %u, ", first ? "" : ", ",
+				entries, key_len);
+			nfvp_cal_print_stat(f, "lookup_hit_cycles", hit, o->reps);
+			fprintf(f, ", ");
+			nfvp_cal_print_stat(f, "lookup_miss_cycles", miss, o->reps);
+			fprintf(f, ", ");
+			nfvp_cal_print_stat(f, "insert_cycles", ins, o->reps);
+			fprintf(f, "}");
+			first = 0;
+			free(keys);
+			free(other);
+			keys = other = NULL;
+			nfvp_cal_progress("rte_hash");
+		}
+	}
+	fprintf(f, "], ");
+	return 0;
+fail:
+	fprintf(stderr, CAL_NAME ": rte_hash of %u entries: no memory\n", sizes[s]);
+	free(keys);
+	free(other);
+	return -ENOMEM;
+}
+
+static double
+lpm_lookups(struct rte_lpm *lpm, const uint32_t *ips, unsigned int n, uint64_t ops)
+{
+	uint64_t t0, k, acc = 0;
+	uint32_t hop;
+
+	t0 = rte_rdtsc_precise();
+	for (k = 0; k < ops; k++) {
+		if (rte_lpm_lookup(lpm, ips[k % n], &hop) == 0)
+			acc += hop;
+	}
+	t0 = rte_rdtsc_precise() - t0;
+	nfvp_cal_sink += acc;
+	return (double)t0 / ops;
+}
+
+/* DIR-24-8: a /24-or-shorter match is one tbl24 read; a longer one reads a tbl8 too. */
+int
+nfvp_cal_bench_lpm(FILE *f, const struct nfvp_cal_opts *o)
+{
+	unsigned int short_rules = o->quick ? 10000 : 100000, long_rules = short_rules / 10;
+	struct rte_lpm_config cfg = {
+		.max_rules = short_rules + long_rules + 16, .number_tbl8s = long_rules + 16,
+	};
+	double vs[CAL_MAX_REPS], vl[CAL_MAX_REPS];
+	uint32_t *short_ips, *long_ips;
+	uint64_t ops = o->quick ? 200000 : 2000000;
+	struct rte_lpm *lpm;
+	unsigned int i, r;
+	int rc = -ENOMEM;
+
+	lpm = rte_lpm_create("calib_lpm", SOCKET_ID_ANY, &cfg);
+	short_ips = malloc(short_rules * sizeof(uint32_t));
+	long_ips = malloc(long_rules * sizeof(uint32_t));
+	if (lpm == NULL || short_ips == NULL || long_ips == NULL) {
+		fprintf(stderr, CAL_NAME ": rte_lpm: no memory\n");
+		goto fail;
+	}
+	for (i = 0; i < short_rules; i++) { /* /16../24 routes in 10.0.0.0/8 .. 126.0.0.0/8 */
+		uint8_t depth = 16 + i % 9;
+		uint32_t ip = (((10 + i % 100) << 24) | (rte_rand() & 0x00ffffff));
+
+		ip &= ~((1u << (32 - depth)) - 1);
+		rte_lpm_add(lpm, ip, depth, i + 1);
+		short_ips[i] = ip | (rte_rand() & ((1u << (32 - depth)) - 1) & 0xff);
+	}
+	for (i = 0; i < long_rules; i++) { /* /25../32 routes in 200.0.0.0/8 */
+		uint8_t depth = 25 + i % 8;
+		uint32_t ip = (200u << 24) | (rte_rand() & 0x00ffffff);
+
+		ip &= depth == 32 ? ~0u : ~((1u << (32 - depth)) - 1);
+		rte_lpm_add(lpm, ip, depth, 100000 + i);
+		long_ips[i] = ip;
+	}
+	for (r = 0; r < o->reps; r++) {
+		vs[r] = lpm_lookups(lpm, short_ips, short_rules, ops);
+		vl[r] = lpm_lookups(lpm, long_ips, long_rules, ops);
+	}
+	fprintf(f, "\"lpm\": {\"short_rules\": %u, \"long_rules\": %u, ", short_rules, long_rules);
+	nfvp_cal_print_stat(f, "short_prefix_cycles", vs, o->reps);
+	fprintf(f, ", ");
+	nfvp_cal_print_stat(f, "long_prefix_cycles", vl, o->reps);
+	fprintf(f, "}, ");
+	nfvp_cal_progress("rte_lpm");
+	rc = 0;
+fail:
+	rte_lpm_free(lpm);
+	free(short_ips);
+	free(long_ips);
+	return rc;
+}
+
+/* A DFA walk as a payload scanner does it (the IDS's Aho-Corasick automaton): per byte, the
+ * next state from a table of 256 two-byte transitions a state, each load depending on the one
+ * before. Random tables of 64, 1024 and 8192 states (32 KB, 512 KB, 4 MB), over 16 KB of
+ * random bytes. Cycles per byte. */
+int
+nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
+{
+	static const unsigned int states[] = { 64, 1024, 8192 };
+	static uint8_t text[16384];
+	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
+	double v[CAL_MAX_REPS];
+	unsigned int t, r, s = 0;
+
+	nfvp_cal_fill_random(text, sizeof(text));
+	fprintf(f, "\"dfa\": [");
+	for (t = 0; t < RTE_DIM(states); t++) {
+		uint16_t *delta = malloc((size_t)states[t] * 256 * sizeof(*delta));
+		uint64_t i;
+
+		if (delta == NULL) {
+			fprintf(stderr, CAL_NAME ": DFA of %u states: no memory\n", states[t]);
+			return -ENOMEM;
+		}
+		for (i = 0; i < (uint64_t)states[t] * 256; i++)
+			delta[i] = (uint16_t)(rte_rand() % states[t]);
+		for (r = 0; r < o->reps; r++) {
+			t0 = rte_rdtsc_precise();
+			for (k = 0; k < bytes; k++)
+				s = delta[(size_t)s * 256 + text[k & (sizeof(text) - 1)]];
+			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)bytes;
+		}
+		nfvp_cal_sink += s;
+		free(delta);
+		fprintf(f, "%s{\"states\": %u, ", t ? ", " : "", states[t]);
+		nfvp_cal_print_stat(f, "cycles_per_byte", v, o->reps);
+		fprintf(f, "}");
+	}
+	fprintf(f, "], ");
+	nfvp_cal_progress("DFA scan");
+	return 0;
+}
