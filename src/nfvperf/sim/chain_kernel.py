@@ -36,7 +36,7 @@ from nfvperf.sim.chain_state import (END_OF_BATCH, H_N, RETRY, TURN, Counters, I
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "250f7a468b10e004"
+STATE_DIGEST = "b5041a41d7ed1e55"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))

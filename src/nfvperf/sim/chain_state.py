@@ -22,7 +22,7 @@ time in the order they were scheduled (each gets a sequence number as it is push
 The helpers that only read and write these arrays (the heap's here, the event handlers of
 ``chain_kernel``) are compiled with ``_nrt=False``: no reference counts. With them, numba
 counts a reference to every array of a tuple each time the tuple is passed (an atomic increment
-and decrement each, numba issue #2345), which made the kernel 6-9 times slower than with loose
+and decrement each, a known numba cost), which made the kernel 6-9 times slower than with loose
 arrays. Such a helper cannot allocate: numba refuses to compile one that does.
 """
 
