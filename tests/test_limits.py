@@ -48,3 +48,10 @@ def test_name_lists_follow_the_enums_order():
 def test_parser_reads_defines_and_lists():
     facts = parse_header('#define NFVP_A 3 /* x */\n#define NFVP_B "p", "q"\n#define X 4\n')
     assert facts == {"A": 3, "B": ("p", "q")}
+
+
+def test_the_data_plane_and_the_package_have_one_version():
+    import nfvperf
+
+    meson = (HEADER.parents[1] / "meson.build").read_text()
+    assert re.search(r"version: '([^']+)'", meson).group(1) == nfvperf.__version__

@@ -23,7 +23,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__version__ = "0.1.0"       # the one copy: pyproject.toml reads it
+__version__ = "0.2.0"       # the one copy: pyproject.toml reads it
 
 _EXPORTS = {
     "InputError": "nfvperf.errors",

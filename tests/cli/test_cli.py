@@ -183,3 +183,10 @@ def test_figure_panels_follow_section_4_2():
     assert all(r.cores == 6 and r.ports == 4 for r in generic + specific)
     for g, s in zip(generic, specific):
         assert s.remote_fraction == 0.5 and s.throughput_pps <= g.throughput_pps
+
+
+def test_version_is_the_packages(cli):
+    import nfvperf
+
+    code, out, err = cli("--version")
+    assert (code, out) == (0, f"nfvperf {nfvperf.__version__}\n"), err

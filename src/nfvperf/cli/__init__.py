@@ -24,9 +24,9 @@ __all__ = ["app", "main"]
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from nfvperf import __version__
 
-        typer.echo(f"nfvperf {version('nfvperf')}")
+        typer.echo(f"nfvperf {__version__}")
         raise typer.Exit()
 
 
