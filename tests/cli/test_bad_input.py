@@ -121,3 +121,13 @@ def test_chain_verbs_check_the_command_lines_traffic(cli, tmp_path, args, messag
     code, out, err = cli("chain", verb, str(spec), *args)
     assert (code, out) == (2, "")
     assert err.startswith(f"nfvperf: error: {message}") and len(err.splitlines()) == 1
+
+
+def test_a_service_on_a_cpu_this_machine_lacks_is_refused_before_anything_starts(cli, tmp_path):
+    import os
+
+    spec = tmp_path / "c.yaml"
+    spec.write_text(f"services:\n  - {{nf: forward, cpu: {os.cpu_count()}}}\n")
+    code, out, err = cli("chain", "run", str(spec))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"nfvperf: error: services[0].cpu: expected a CPU number 0..")

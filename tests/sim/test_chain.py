@@ -215,3 +215,16 @@ def test_nf_aware_gives_a_zero_weight_instance_nothing_as_the_vswitch_does():
     a, zero, c = sim(chain, duration_s=0.2)["services"][0]["instances"]
     assert zero["offered"] == 0 and zero["flows"] == 0
     assert a["flows"] + c["flows"] == 230
+
+
+def test_an_nf_without_a_model_needs_its_cost_from_the_options(cli, tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("services:\n  - {nf: forward}\n")
+    code, out, err = cli("chain", "simulate", str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith("nfvperf: error: services[0].nf: expected an NF with an EO model, "
+                          "or a model or cycles_per_packet for service 0 in the simulator's")
+    opts = tmp_path / "o.yaml"
+    opts.write_text("services: {0: {cycles_per_packet: 100}}\n")
+    code, out, err = cli("chain", "simulate", str(path), "--sim", str(opts), "--duration", "0.1")
+    assert code == 0, err

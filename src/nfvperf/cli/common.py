@@ -11,7 +11,6 @@ from typing import Annotated, Any, Optional
 import typer
 
 
-
 class App(typer.Typer):
     """A Typer app whose verbs speak of their options: a library error that names a parameter
     (``duration_s``) is reported under the option that sets it (``--duration``)."""
@@ -39,7 +38,7 @@ def _in_flags(fn):
             if flag is None:
                 raise
             raise InputError(exc.expected, exc.found, file=exc.file, line=exc.line,
-                             field=flag) from None
+                             field=flag) from exc      # --debug shows where it came from
     return verb
 
 

@@ -24,8 +24,9 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
 
     spec.check(runnable=True)
     classes = spec.classes(default)
-    check_run(arch=arch, duration_s=duration_s, cpus={"vswitch_cpu": vswitch_cpu,
-                                                      "nf_cpu": nf_cpu, "gen_cpu": gen_cpu})
+    check_run(arch=arch, duration_s=duration_s, cpus={
+        "vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu,
+        **{f"services[{i}].cpu": s.cpu for i, s in enumerate(spec.services) if s.cpu is not None}})
     if progress:
         progress("starting the NFs", 0, 1)
     need_binaries("vswitch", "gen", *{f"nf-{s.nf}" for s in spec.services})

@@ -48,8 +48,9 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
         ref = cost.model or svc.nf
         nf = nfs.CATALOGUE.get(ref)
         if nf is not None and not nf.has_model:
-            raise InputError(f"a model or cycles_per_packet for {svc.nf} (it has no EO model)",
-                             None, field=f"services.{i}")
+            raise InputError(f"an NF with an EO model, or a model or cycles_per_packet for "
+                             f"service {i} in the simulator's options ({svc.nf} has no model)",
+                             svc.nf, field=f"services[{i}].nf")
         model = load_nf(ref)
         for j, fb in enumerate(frame_sizes):
             out[i, j] = estimate(model, platform, frame_bytes=fb,
