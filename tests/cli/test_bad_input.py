@@ -130,4 +130,4 @@ def test_a_service_on_a_cpu_this_machine_lacks_is_refused_before_anything_starts
     spec.write_text(f"services:\n  - {{nf: forward, cpu: {os.cpu_count()}}}\n")
     code, out, err = cli("chain", "run", str(spec))
     assert (code, out) == (2, "")
-    assert err.startswith(f"nfvperf: error: services[0].cpu: expected a CPU number 0..")
+    assert err.startswith("nfvperf: error: services[0].cpu: expected a CPU number 0..")
