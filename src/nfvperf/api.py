@@ -29,7 +29,7 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
 def catalogue(what: str) -> list[dict[str, Any]]:
     """The packaged models (``models``), profiles (``platforms``) or EOs (``eos``)."""
     if what == "models":
-        from nfvperf.eo.model import packaged_models
+        from nfvperf.nfs import packaged_models
 
         out = []
         for name in packaged_models():

@@ -20,13 +20,13 @@ def test_a_service_takes_its_state_and_cost_driver_from_the_catalogue():
     c = ChainSpec.model_validate({"services": [{"nf": "ids"}, {"nf": "mpls"},
                                                {"nf": "bng@paper"}, {"nf": "nat",
                                                                      "stateless": True}]})
-    assert [c.stateless(i) for i in range(4)] == [False, True, False, True]
-    assert [c.cost(i) for i in range(4)] == ["bytes", "packets", "packets", "packets"]
+    assert [s.is_stateless for s in c.services] == [False, True, False, True]
+    assert [s.cost_driver for s in c.services] == ["bytes", "packets", "packets", "packets"]
 
 
 def test_plan_files_stateful_is_read_as_stateless():
     c = ChainSpec.model_validate({"services": [{"nf": "l2fwd", "stateful": True}]})
-    assert c.services[0].stateful and not c.stateless(0)
+    assert c.services[0].stateful and not c.services[0].is_stateless
 
 
 def test_predictions_take_eo_models_the_data_plane_does_not():
@@ -46,7 +46,10 @@ def test_frames_the_data_plane_cannot_carry_are_refused_only_for_a_run():
 
 def test_flows_past_the_generators_limit_are_refused_from_a_file_or_a_default():
     many = chain(traffic=[{"frame_bytes": 64, "rate_pps": 1, "flows": 40000}] * 2)
-    assert many.problem() == (("traffic",), "at most 65536 flows in all", 80000)
+    assert many.problem() is None           # a plan's chain may carry more flows
+    assert many.runnable_problem() == (("traffic",), "at most 65536 flows in all", 80000)
+    with pytest.raises(InputError, match="^flows: expected at most 65536"):
+        many.classes()
     with pytest.raises(InputError, match="^flows: expected at most 65536"):
         chain().classes(TrafficClass(frame_bytes=64, rate_pps=1, flows=limits.MAX_FLOWS + 1))
     with pytest.raises(InputError, match="^traffic: expected flow classes"):

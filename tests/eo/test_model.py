@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from nfvperf import parse_nf
 from nfvperf.eo.estimate import estimate
-from nfvperf.eo.model import load_nf, packaged_models
+from nfvperf.eo.model import load_nf
+from nfvperf.nfs import packaged_models
 from nfvperf.eo.operations import CATALOGUE
 from nfvperf.errors import InputError
 

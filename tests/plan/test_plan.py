@@ -279,3 +279,14 @@ def test_capacities_are_computed_once_per_nf_host_mix_and_targets(monkeypatch):
     assert calls == ["a", "a", "c", "c"]                 # socket 0 and another, per mix
     assert caps[0, 0, "x", False] is caps[1, 0, "x", False]
     assert caps[2, 0, "x", False].cycles_per_packet != caps[0, 0, "x", False].cycles_per_packet
+
+
+def test_a_plans_chain_may_carry_more_flows_than_the_generator_numbers(tmp_path):
+    """65 536 flows bound a run (the generator numbers them), not a plan."""
+    from nfvperf.plan.spec import load_plan
+
+    path = tmp_path / "p.yaml"
+    path.write_text("hosts: [{name: x, platform: xeon-e5-2690v2}]\n"
+                    "chains:\n  - name: c\n    services: [{nf: l2fwd@paper}]\n"
+                    "    traffic: [{frame_bytes: 64, rate_mpps: 1, flows: 1000000}]\n")
+    assert load_plan(path).chains[0].traffic[0].flows == 1_000_000

@@ -228,3 +228,23 @@ def test_an_nf_without_a_model_needs_its_cost_from_the_options(cli, tmp_path):
     opts.write_text("services: {0: {cycles_per_packet: 100}}\n")
     code, out, err = cli("chain", "simulate", str(path), "--sim", str(opts), "--duration", "0.1")
     assert code == 0, err
+
+
+def test_an_options_file_names_model_files_relative_to_itself(tmp_path):
+    from nfvperf.sim.options import load_options
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "x.yaml").write_text("name: x\ndescription: d\noperations: ['parse(6)']\n")
+    (tmp_path / "o.yaml").write_text("services: {0: {model: m/x.yaml}, 1: {cores: 2}}\n")
+    opts = load_options(tmp_path / "o.yaml")
+    assert opts.services[0].model == str(tmp_path / "m" / "x.yaml")
+    assert opts.services[1].model is None and opts.services[1].cores == 2
+
+
+def test_an_options_file_whose_ring_cannot_hold_a_burst_is_refused_where_it_says_so(tmp_path):
+    from nfvperf.errors import InputError
+    from nfvperf.sim.options import load_options
+
+    (tmp_path / "o.yaml").write_text("ring: 8\nburst: 32\n")
+    with pytest.raises(InputError, match=r"o\.yaml:1: expected a ring of at least burst \(32\)"):
+        load_options(tmp_path / "o.yaml")

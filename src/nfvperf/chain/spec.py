@@ -188,13 +188,11 @@ class ChainSpec(_Checked):
             bad = weights_problem(e.weights, e.instances)
             if bad:
                 return ("scale", j, "weights"), *bad
-        flows = sum(c.run_flows for c in self.traffic or ())
-        if flows > limits.MAX_FLOWS:
-            return ("traffic",), f"at most {limits.MAX_FLOWS} flows in all", flows
         return None
 
     def runnable_problem(self) -> tuple[tuple, str, object] | None:
-        """What the data plane needs beyond a valid chain: NFs it has, frames it carries."""
+        """What the data plane needs beyond a valid chain: NFs it has, frames it carries,
+        flows its generator numbers (a plan's chains may have more)."""
         for i, s in enumerate(self.services):
             if s.catalogued is None:
                 return ("services", i, "nf"), ", ".join(nfs.names()), s.nf
@@ -203,29 +201,31 @@ class ChainSpec(_Checked):
                 return (("traffic", j, "frame_bytes"),
                         f"a frame of {limits.MIN_FRAME}..{limits.MAX_FRAME} B (the data "
                         "plane's)", c.frame_bytes)
+        flows = _flows(self.traffic or ())
+        if flows > limits.MAX_FLOWS:
+            return ("traffic",), f"at most {limits.MAX_FLOWS} flows in all", flows
         return None
+
+    def first_problem(self, *, runnable: bool = False) -> tuple[tuple, str, object] | None:
+        """The first problem, with the data plane's own when ``runnable``."""
+        return self.problem() or (self.runnable_problem() if runnable else None)
 
     def check(self, *, runnable: bool = False) -> None:
         """Raise the first problem (of a spec built in code rather than read from a file)."""
         from nfvperf.io import format_path
 
-        bad = self.problem() or (self.runnable_problem() if runnable else None)
+        bad = self.first_problem(runnable=runnable)
         if bad:
             raise InputError(bad[1], bad[2], field=format_path(bad[0]))
 
-    def stateless(self, i: int) -> bool:
-        return self.services[i].is_stateless
-
-    def cost(self, i: int) -> str:
-        return self.services[i].cost_driver
-
     def classes(self, default: TrafficClass | None = None) -> list[TrafficClass]:
-        """The traffic classes: the chain's, or ``default`` when it has none."""
+        """The traffic classes a run sends (both back ends number its flows as the generator
+        does, up to MAX_FLOWS): the chain's, or ``default`` when it has none."""
         classes = list(self.traffic) if self.traffic else [default]
         if classes == [None]:
             raise InputError("flow classes in the chain, or a default class", None,
                              field="traffic")
-        flows = sum(c.run_flows for c in classes)
+        flows = _flows(classes)
         if flows > limits.MAX_FLOWS:
             raise InputError(f"at most {limits.MAX_FLOWS} flows in all", flows, field="flows")
         return classes
@@ -251,6 +251,11 @@ class ChainSpec(_Checked):
         return sum(t.pps * units.wire_bits(t.frame_bytes) for t in self.traffic or ())
 
 
+def _flows(classes) -> int:
+    """Flows a run of these classes sends, in all."""
+    return sum(c.run_flows for c in classes)
+
+
 def instance_name(i: int, nf: str, k: int) -> str:
     """The name of instance ``k`` of service ``i`` (the data plane's process name)."""
     return f"s{i}-{nf}{k}"
@@ -271,7 +276,7 @@ def load_chain(path: str | Path, *, runnable: bool = False) -> ChainSpec:
 
     doc, spec = load_file(path, ChainSpec, "services")
     spec = relative_to(spec, Path(path).resolve().parent)
-    bad = spec.problem() or (spec.runnable_problem() if runnable else None)
+    bad = spec.first_problem(runnable=runnable)
     if bad:
         raise doc.error(*bad)
     return spec

@@ -106,7 +106,7 @@ def _show(result: dict, fmt: Format, out: Path | None) -> None:
 def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,
                   flows: int):
     """The command line's traffic class (for a chain file that has none), checked as a file's
-    would be; 0.1 Mpps when no rate is given."""
+    would be; 0.1 Mpps when no rate is given. Errors name TrafficClass's fields."""
     from pydantic import ValidationError
 
     from nfvperf.chain import TrafficClass
@@ -120,9 +120,9 @@ def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | 
                             flows=flows)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
+        # the field's name: the verb reports it as the option that sets it (App)
         name = err["loc"][0] if err["loc"] else "rate_gbps" if rate_gbps is not None \
             else "rate_mpps"
-        flag = {"frame_bytes": "--packet-size"}.get(name, "--" + str(name).replace("_", "-"))
         found = err.get("input") if err["loc"] else \
             rate_gbps if rate_gbps is not None else rate_mpps
-        raise InputError(expected_of(TrafficClass, err), found, field=flag) from None
+        raise InputError(expected_of(TrafficClass, err), found, field=str(name)) from None

@@ -39,7 +39,7 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
                 s.add_nfs(svc.nf, [name], cpu=nf_cpu if svc.cpu is None else svc.cpu,
                           args=tuple(a.replace("{k}", str(k)) for a in svc.args))
             s.add_service(f"s{i}", names[:svc.instances], policy=svc.policy,
-                          stateless=spec.stateless(i), cost=spec.cost(i),
+                          stateless=svc.is_stateless, cost=svc.cost_driver,
                           large_bytes=svc.large_bytes,
                           weights=integer_weights(svc.weights, svc.instances))
         s.set_chain(0, [f"s{i}" for i in range(len(spec.services))])

@@ -165,13 +165,6 @@ def _weight(value: Any, where: tuple, doc: Document, params: set[str]) -> Expr:
     return expr
 
 
-def packaged_models() -> list[str]:
-    """References of the NF models shipped with nfvperf (the NF catalogue's, ``nfvperf.nfs``)."""
-    from nfvperf.nfs import packaged_models as models
-
-    return models()
-
-
 def load_nf(ref: str | Path) -> NFModel:
     """Load an NF model by packaged reference (``l2fwd``, ``bng@paper``; see ``nfvperf.nfs``) or
     path; raise :class:`InputError` when it is not valid.
@@ -187,7 +180,7 @@ def load_nf(ref: str | Path) -> NFModel:
     if packaged is not None:
         rel = packaged.relative_to(nfs.MODELS_DIR).as_posix()
         return parse_nf(read_text(packaged), f"nfvperf:nfs/{rel}")
-    path, label = resolve_ref(ref, nfs.MODELS_DIR, packaged_models(), "model")
+    path, label = resolve_ref(ref, nfs.MODELS_DIR, nfs.packaged_models(), "model")
     return parse_nf(read_text(path), label)
 
 

@@ -98,9 +98,6 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         if i >= len(spec.services):
             raise InputError(f"a service index 0..{len(spec.services) - 1}", i,
                              field="options.services")
-    if options.ring < options.burst:
-        raise InputError(f"a ring of at least burst ({options.burst}) packets", options.ring,
-                         field="options.ring")
     classes = spec.classes(default)
     sizes = [c.frame_bytes for c in classes]
     cycles = service_cycles(spec, platform, options, sizes)
@@ -133,7 +130,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
-        np.array([spec.cost(i) == "bytes" for i in range(S)]), cycles,
+        np.array([s.cost_driver == "bytes" for s in spec.services]), cycles,
         np.array([options.cost(i).batch_overhead_cycles for i in range(S)]), speed, core,
         options.quantum_us * 1e-6, options.switch_us * 1e-6, options.ring, options.burst, warm,
         np.array([warm + ev.at_s for ev in events], dtype=float),
@@ -209,8 +206,8 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
                 cycles_per_packet=float(st[kn.I_CYCLES] / batched) if batched else None,
                 mean_batch=float(batched / st[kn.I_BATCHES]) if st[kn.I_BATCHES] else None))
         services.append(ServiceResult(
-            name=f"s{i}", nf=svc.nf, policy=svc.policy, stateless=spec.stateless(i),
-            cost=spec.cost(i), offered=sum(x.offered for x in inst),
+            name=f"s{i}", nf=svc.nf, policy=svc.policy, stateless=svc.is_stateless,
+            cost=svc.cost_driver, offered=sum(x.offered for x in inst),
             delivered=sum(x.delivered for x in inst), dropped=sum(x.dropped for x in inst),
             # the flows pinned now (a moved flow counts where it is)
             flows_pinned=sum(x.flows or 0 for x in inst),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from nfvperf import limits
 from nfvperf.files import FileModel
@@ -70,6 +70,12 @@ class SimOptions(FileModel):
     services: dict[int, ServiceCost] = Field(default_factory=dict,
                                              description="by index in the chain")
 
+    @model_validator(mode="after")
+    def _ring_holds_a_burst(self) -> SimOptions:
+        if self.ring < self.burst:
+            raise ValueError(f"a ring of at least burst ({self.burst}) packets")
+        return self
+
     def cost(self, i: int) -> ServiceCost:
         """Service ``i``'s costs: its own, or the defaults."""
         return self.services.get(i) or ServiceCost()
@@ -78,5 +84,10 @@ class SimOptions(FileModel):
 def load_options(path: str | Path) -> SimOptions:
     """Read a simulator options file; InputError names the file, line and field."""
     from nfvperf.files import load_file
+    from nfvperf.io import relative_file
 
-    return load_file(path, SimOptions, "simulator options")[1]
+    options = load_file(path, SimOptions, "simulator options")[1]
+    base = Path(path).resolve().parent          # model files named relative to this file
+    return options.model_copy(update={"services": {
+        i: c.model_copy(update={"model": relative_file(c.model, base)}) if c.model else c
+        for i, c in options.services.items()}})
