@@ -57,7 +57,7 @@ class NF:
 CATALOGUE: dict[str, NF] = {nf.name: nf for nf in (
     NF("signature", "checks a payload signature, drops what fails", True, "packets",
        has_model=False, generic_traffic=True),
-    NF("forward", "hands every packet on unchanged", True, "packets", has_model=False,
+    NF("forward", "hands every packet on, its MAC addresses rewritten", True, "packets",
        generic_traffic=True),
     NF("mpls", "MPLS label swap (Baldi & Sapio Sec. 3.1.3)", True, "packets",
        has_paper_model=True, generic_traffic=True),

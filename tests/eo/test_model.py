@@ -13,7 +13,7 @@ from nfvperf.errors import InputError
 
 
 def test_packaged_models_load_and_cite_their_source():
-    assert packaged_models() == ["bng", "bng@paper", "ids", "l2fwd", "l2fwd@paper", "learnsw",
+    assert packaged_models() == ["bng", "bng@paper", "forward", "ids", "l2fwd", "l2fwd@paper", "learnsw",
                                  "learnsw@paper", "mpls", "mpls@paper", "nat", "router"]
     for name in packaged_models():
         nf = load_nf(name)

@@ -219,7 +219,7 @@ def test_nf_aware_gives_a_zero_weight_instance_nothing_as_the_vswitch_does():
 
 def test_an_nf_without_a_model_needs_its_cost_from_the_options(cli, tmp_path):
     path = tmp_path / "c.yaml"
-    path.write_text("services:\n  - {nf: forward}\n")
+    path.write_text("services:\n  - {nf: counter}\n")
     code, out, err = cli("chain", "simulate", str(path))
     assert (code, out) == (2, "")
     assert err.startswith("nfvperf: error: services[0].nf: expected an NF with an EO model, "

@@ -73,7 +73,8 @@ def tie(**over) -> dict:
         core=np.array([[0, 1, 2], [3, 0, 0]]), quantum=0.0, switch=0.0, capacity=8, beta=1,
         warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
         sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
-        stall_d=np.zeros(0), stall_on=np.zeros(4, dtype=bool))
+        stall_d=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64), gen_w=np.zeros(0),
+        gen_b=np.zeros(0), hop=0.0)
     return {**args, **over}
 
 
@@ -96,7 +97,13 @@ def test_batches_that_end_together_pass_on_their_packets_in_the_order_they_began
     ({"capacity": 0}, "a ring and a burst of at least one packet"),
     ({"beta": 0}, "a ring and a burst of at least one packet"),
     ({"core": np.array([[0, 1, -2], [3, 0, 0]])}, "a negative core number"),
-    ({"stall_on": np.zeros(3, dtype=bool)}, "stalls do not match the cores"),
+    ({"stall_off": np.zeros(4, dtype=np.int64)}, "stalls do not match the cores"),
+    ({"stall_off": np.array([0, 0, 0, 0, 1])}, "stalls do not match the cores"),
+    ({"stall_t": np.array([2e-6, 1e-6]), "stall_d": np.ones(2) * 1e-6,
+      "stall_off": np.array([0, 2, 2, 2, 2])}, "stalls out of time order"),
+    ({"gen_w": np.array([2e-6, 1e-6]), "gen_b": np.zeros(2)},
+     "generator wakes out of time order"),
+    ({"gen_w": np.zeros(2), "gen_b": np.zeros(1)}, "generator wakes and runs"),
     ({"policy": np.array([RR, 7])}, "an unknown policy"),
     ({"cost": np.ones((2, 2))}, "per-service arrays of different sizes"),
     ({"sc_t": np.array([1e-6]), "sc_s": np.array([1]), "sc_n": np.array([9]),
@@ -117,3 +124,30 @@ def test_the_kernel_carries_the_digest_of_the_state_it_compiles_in():
     digest = hashlib.sha256(Path(chain_state.__file__).read_bytes()).hexdigest()[:16]
     assert kn.STATE_DIGEST == digest, \
         f"chain_state.py changed: set STATE_DIGEST = {digest!r} in chain_kernel.py"
+
+
+def test_the_generator_reads_a_packet_back_at_its_next_wake_and_the_hops_add_up():
+    """The packets of ``tie`` leave at 2, 3 and 4 µs; the vSwitch's last pass (1 µs) makes
+    that 3, 4, 5 µs; the generator, which ran 0.5 µs at time 0, reads them at its wake at
+    10 µs; the first pass and the middle one add 2 µs: 12 µs each."""
+    gen = dict(gen_w=np.array([0.0, 10e-6]), gen_b=np.array([0.5e-6, 0.5e-6]), hop=1e-6)
+    _, _, cls_stats, cls_lat, _, _ = kn.run_chain(*tie(**gen).values())
+    assert list(cls_stats[:, 1]) == [1, 1, 1]
+    assert cls_lat * 1e6 == pytest.approx([12, 12, 12])
+
+
+def test_packets_that_leave_while_the_generator_runs_are_read_at_once():
+    """A generator that runs from 0 to 3.5 µs reads the packets leaving at 2 and 3 µs as they
+    leave, the one at 4 µs at its next wake (6 µs)."""
+    gen = dict(gen_w=np.array([0.0, 6e-6]), gen_b=np.array([3.5e-6, 1e-6]), hop=0.0)
+    _, _, _, cls_lat, _, _ = kn.run_chain(*tie(**gen).values())
+    assert cls_lat * 1e6 == pytest.approx([2, 3, 6])
+
+
+def test_a_core_is_stalled_by_its_own_stalls_only():
+    """A stall of core 3 (the second service's) from 0 to 10 µs holds its packets: they leave
+    at 11, 12, 13 µs; a stall of core 0 would not touch them after the first service."""
+    stalled = dict(stall_t=np.array([0.0]), stall_d=np.array([10e-6]),
+                   stall_off=np.array([0, 0, 0, 0, 1]))
+    _, _, _, cls_lat, _, _ = kn.run_chain(*tie(**stalled).values())
+    assert sorted(cls_lat * 1e6) == pytest.approx([11, 12, 13])

@@ -17,6 +17,7 @@ from pydantic import (BeforeValidator, Field, PrivateAttr, ValidationInfo, WithJ
 from nfvperf import units
 from nfvperf.errors import InputError
 from nfvperf.files import FileModel, validate
+from nfvperf.hostmodel import DataplaneHost
 
 
 def _prefixes(info: ValidationInfo) -> units.Prefixes:
@@ -174,6 +175,9 @@ class Platform(FileModel):
     nic: Nic
     instructions: Instructions
     conventions: Conventions
+    dataplane: DataplaneHost | None = Field(
+        None, description="the data plane's own costs on this host (nfvperf calibrate): read "
+        "by the chain simulator to predict what the data plane reports")
     calibration: dict[str, Any] | None = Field(
         None, description="what `nfvperf calibrate` measured, with spreads (for the record; "
         "the estimate reads only the fields above)")

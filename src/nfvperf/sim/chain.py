@@ -5,11 +5,17 @@ every packet, and the traffic is made of flow classes (frame size, rate, flows).
 
 A packet's cost at a service comes from the estimator (the NF's EO model on a platform profile,
 at the class's frame size) or from a measurement (``cycles_per_packet`` in the simulator's
-options, ``SimOptions``); a batch adds ``batch_overhead_cycles``. An instance given ``cores`` runs at the clock × min(cores,
-threads): a single-threaded NF gains nothing from a second core (Hajji et al.), a second
-instance does. Instances run on a core of their own, or, where services name a ``cpu``, share
-that core with every instance that names it, batch by batch. Chain latency is the sum of the waits and services along the chain; the hops
-through the vSwitch are taken as free.
+options, ``SimOptions``); a batch adds ``batch_overhead_cycles``. An instance given ``cores``
+runs at the clock × min(cores, threads): a single-threaded NF gains nothing from a second core
+(Hajji et al.), a second instance does. Instances run on a core of their own, or, where services
+name a ``cpu`` (or the options an ``nf_cpu`` for the rest), share that core, batch by batch or
+in turns. Chain latency is the sum of the waits and services along the chain, and, as the
+options say, of the passes through the vSwitch and the generator's wait to read a packet back.
+
+Given the data plane's own costs on a host (``sim.host.host_options``: the profile's
+``dataplane`` section), the options make the simulator run a chain as the data plane does
+here: the NFs' core shared in turns and with the generator, paced sends at the generator's
+wakes, the host's stalls; it then predicts what the data plane reports.
 
 The result is the record the data plane fills too (``nfvperf.chain.ChainResult``); what the
 simulator does not model (ports, NF verdicts, dead NFs) is None there.
@@ -23,7 +29,8 @@ from nfvperf.chain import (DROP_PLACES, POLICY_CODES, ChainResult, ChainSpec, Cl
                            InstanceResult, Latency, ScaleResult, ServiceResult, TrafficClass,
                            instance_name, integer_weights, loss)
 from nfvperf.errors import InputError
-from nfvperf.sim.options import SimOptions
+from nfvperf import limits
+from nfvperf.sim.options import Generator, SimOptions
 
 
 def service_cycles(spec: ChainSpec, platform, options: SimOptions,
@@ -44,6 +51,7 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
                 out[i] = np.interp(frame_sizes, xs, [c[x] for x in xs])
             else:
                 out[i] = c
+            out[i] += cost.packet_overhead_cycles
             continue
         ref = cost.model or svc.nf
         nf = nfs.CATALOGUE.get(ref)
@@ -55,6 +63,7 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
         for j, fb in enumerate(frame_sizes):
             out[i, j] = estimate(model, platform, frame_bytes=fb,
                                  params=svc.params)[-1].cycles_per_packet
+        out[i] += cost.packet_overhead_cycles
     return out
 
 
@@ -83,6 +92,45 @@ def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
     return t[order], c[order].astype(np.int64), f[order].astype(np.int64)
 
 
+def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then),
+    runs ``wake_us`` + ``packet_us`` a packet sent and one received (as many come back as go
+    out, at a steady load), then naps until the next full burst is due, at most
+    ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on until a packet is
+    due), each nap longer than asked by a measured overshoot. Returns the wakes, how long it
+    runs at each, and each packet's send time."""
+    nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
+    burst = limits.NF_MAX_BURST
+    over = np.asarray(gen.overshoot_us) * 1e-6
+    send = np.empty_like(due)
+    wakes, runs = [], []
+    n, j, t = due.size, 0, 0.0
+    draws = rng.choice(over, size=max(16, int(horizon / nap_max) + 16))
+    d = 0
+    while t < horizon:
+        k = int(np.searchsorted(due, t, side="right"))
+        send[j:k] = t
+        run = (gen.wake_us + 2 * gen.packet_us * (k - j)) * 1e-6
+        j = k
+        after = t + run
+        full = due[j + burst - 1] if j + burst - 1 < n else np.inf
+        asked = min(nap_max, max(full - after, 0.0))
+        if asked < nap_min:                 # no nap: it polls until a packet is due
+            nxt = max(after, due[j] if j < n else horizon)
+            run = nxt - t
+        else:
+            if d == draws.size:
+                draws, d = rng.choice(over, size=draws.size), 0
+            nxt = after + asked + draws[d]
+            d += 1
+        wakes.append(t)
+        runs.append(run)
+        t = nxt
+    send[j:] = t
+    return np.array(wakes), np.array(runs), send
+
+
 def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None, *,
                    default: TrafficClass | None = None,
                    duration_s: float = 1.0) -> ChainResult:
@@ -108,24 +156,34 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     weights = np.zeros((S, K))
     speed = np.zeros((S, K))
     core = np.zeros((S, K), dtype=np.int64)
-    own = 1 + max([s.cpu for s in spec.services if s.cpu is not None], default=-1)
+    named = [s.cpu for s in spec.services if s.cpu is not None] + \
+        [c for c in (options.nf_cpu, options.generator and options.generator.cpu)
+         if c is not None]
+    own = 1 + max(named, default=-1)
     for i, s in enumerate(spec.services):
         weights[i, :s.instances] = integer_weights(s.weights, s.instances)
         cost = options.cost(i)
         speed[i, :most[i]] = platform.cpu.clock_hz * min(cost.cores, cost.threads)
-        for k in range(most[i]):         # a shared core (cpu), or one of its own
-            if s.cpu is not None:
-                core[i, k] = s.cpu
+        for k in range(most[i]):         # a shared core (cpu, nf_cpu), or one of its own
+            if s.cpu is not None or options.nf_cpu is not None:
+                core[i, k] = s.cpu if s.cpu is not None else options.nf_cpu
             else:
                 core[i, k] = own
                 own += 1
     warm = duration_s * 0.1 if options.warmup_s is None else options.warmup_s
-    t, c, f = arrivals(classes, duration_s + warm, options.arrivals,
-                       np.random.default_rng(options.seed))
+    rng = np.random.default_rng(options.seed)
+    t, c, f = arrivals(classes, duration_s + warm, options.arrivals, rng)
+    gen = options.generator
+    if gen is not None:
+        wakes, runs, t = generator_wakes(t, gen, duration_s + warm, rng)
+    else:
+        wakes, runs = np.zeros(0), np.zeros(0)
     events = sorted(spec.scale, key=lambda e: e.at_s)
     sc_w = np.zeros((len(events), K))
     for j, ev in enumerate(events):
         sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
+    stalls = _stalls(spec, options, core, duration_s + warm,
+                     np.random.default_rng(options.seed + 1), wakes, runs)
     stats, soj, cls_stats, cls_lat, cls_hist, moved = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
@@ -135,9 +193,8 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         options.quantum_us * 1e-6, options.switch_us * 1e-6, options.ring, options.burst, warm,
         np.array([warm + ev.at_s for ev in events], dtype=float),
         np.array([ev.service for ev in events], dtype=np.int64),
-        np.array([ev.instances for ev in events], dtype=np.int64), sc_w,
-        *_stalls(spec, options, core, duration_s + warm,
-                 np.random.default_rng(options.seed + 1)))
+        np.array([ev.instances for ev in events], dtype=np.int64), sc_w, *stalls,
+        wakes, runs, options.hop_us * 1e-6)
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,
                            moved=int(m), flows=None, hash_moved=None, mod_moved=None)
                for ev, m in zip(events, moved)]
@@ -146,19 +203,39 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
 
 
 def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
-            rng: np.random.Generator):
-    """Stalls of the shared cores (those services name with `cpu`): Poisson in time at the
-    options' rate, durations drawn from its measured ones."""
-    on = np.zeros(core.max() + 1, dtype=np.bool_)
-    if options.stalls is None:
-        return np.zeros(0), np.zeros(0), on
-    for s in spec.services:
-        if s.cpu is not None:
-            on[s.cpu] = True
-    n = rng.poisson(options.stalls.per_s * horizon)
-    t = np.sort(rng.uniform(0, horizon, n))
-    d = rng.choice(np.asarray(options.stalls.durations_us) * 1e-6, n)
-    return t, d, on
+            rng: np.random.Generator, wakes: np.ndarray, runs: np.ndarray):
+    """Each core's stalls, in time order, as the kernel takes them (times, lengths, offsets
+    by core): the host's (Poisson in time at the options' rate, lengths drawn from the
+    measured ones; a single ``stalls`` is every shared core's, as services name them with
+    `cpu`), and the generator's runs on its core."""
+    n_cores = int(core.max()) + 1
+    by_core: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    if isinstance(options.stalls, dict):
+        host = {c: st for c, st in options.stalls.items() if c < n_cores}
+    elif options.stalls is not None:
+        shared = {s.cpu for s in spec.services if s.cpu is not None}
+        if options.nf_cpu is not None:
+            shared.add(options.nf_cpu)
+        host = dict.fromkeys(shared, options.stalls)
+    else:
+        host = {}
+    for c, st in sorted(host.items()):
+        n = rng.poisson(st.per_s * horizon)
+        by_core.setdefault(c, []).append((np.sort(rng.uniform(0, horizon, n)),
+                                          rng.choice(np.asarray(st.durations_us) * 1e-6, n)))
+    gen = options.generator
+    if gen is not None and gen.cpu < n_cores and wakes.size:
+        by_core.setdefault(gen.cpu, []).append((wakes, runs))
+    ts, ds, off = [], [], [0]
+    for c in range(n_cores):
+        parts = by_core.get(c, [])
+        t = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
+        d = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        order = np.argsort(t, kind="stable")
+        ts.append(t[order])
+        ds.append(d[order])
+        off.append(off[-1] + t.size)
+    return np.concatenate(ts), np.concatenate(ds), np.array(off, dtype=np.int64)
 
 
 def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:

@@ -18,8 +18,13 @@ Linux: the core goes round its instances in turn, every change of turn costs ``s
 instance with packets runs batches for up to ``quantum`` and then yields, an idle one yields at
 once; so a packet that reaches an idle instance waits for its turn to come round.
 
-A stall of a core (the host taking it away) holds the core and the packets of the instance
-that would run until it ends; the instance tries again then.
+A stall of a core (the host taking it away, or the generator running on it) holds the core and
+the packets of the instance that would run until it ends; the instance tries again then.
+
+The generator (when given its wakes) receives a packet that leaves the chain while it runs, else
+at its next wake: the latency it measures ends there. Each pass through the vSwitch adds
+``hop`` seconds to the latency (not to the timing of the queues: the vSwitch has a core of its
+own and is far from busy at the loads a chain of NFs takes).
 """
 
 from __future__ import annotations
@@ -29,14 +34,14 @@ from numba import njit
 
 from nfvperf.chain.policies import POLICY_CODES
 from nfvperf.limits import NF_AWARE_DECAY_MS
-from nfvperf.sim.chain_state import (END_OF_BATCH, H_N, RETRY, TURN, Counters, Inputs, Sim,
-                                     Stalls, check_inputs, new_cores, new_heap, new_policy,
+from nfvperf.sim.chain_state import (END_OF_BATCH, H_N, RETRY, TURN, Counters, Gen, Inputs,
+                                     Sim, Stalls, check_inputs, received, new_cores, new_heap, new_policy,
                                      new_queues, pop, push)
 
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "b5041a41d7ed1e55"
+STATE_DIGEST = "c3ea6466d85e5c8c"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -168,8 +173,8 @@ def _start(m, s, k, t):
         return
     c = m.cores.of[s, k]
     m.cores.busy[c] = True
-    if stl.on[c]:
-        while stl.ptr[c] < stl.t.shape[0] and stl.t[stl.ptr[c]] <= t:
+    if stl.off[c + 1] > stl.off[c]:
+        while stl.ptr[c] < stl.off[c + 1] and stl.t[stl.ptr[c]] <= t:
             stl.until[c] = max(stl.until[c], stl.t[stl.ptr[c]]) + stl.d[stl.ptr[c]]
             stl.ptr[c] += 1
         if t < stl.until[c]:
@@ -308,7 +313,7 @@ def _end_of_batch(m, s0, k0, t):
             cnt.soj[s0, k0, lat_bin(st)] += 1
         if s0 + 1 == S:
             if rec:
-                lat = t - inp.t_arr[p]
+                lat = received(m.gen, t) - inp.t_arr[p] + m.gen.hop * S
                 cnt.cls[inp.cls[p], 1] += 1
                 cnt.cls_lat[inp.cls[p]] += lat
                 cnt.cls_hist[inp.cls[p], lat_bin(lat)] += 1
@@ -358,31 +363,35 @@ def _scale(pol, cnt, e, sc_s, sc_n, sc_w):
 @njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
-              warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_on):
+              warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_off, gen_w, gen_b,
+              hop):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event). Packets that arrive before ``warmup_s`` are simulated but not counted.
 
     Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
     (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
-    placed again (moved), and removed instances finish the packets they hold. Arrays are sized
+    placed again (moved), and removed instances finish the packets they hold. Core c's stalls
+    are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]``; the generator wakes at ``gen_w``
+    and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
+    the vSwitch adds to the latency (S + 1 passes). Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
     inputs the arrays cannot hold (``chain_state.check_inputs``)."""
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
                  speed, capacity, beta, warmup_s, quantum, switch)
     check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_on)
+                 stall_d, stall_off, gen_w, gen_b)
     S, K = speed.shape
     P, C = t_arr.shape[0], size.shape[0]
     cores, turns = new_cores(core, speed, switch)
     n_cores = turns.on.shape[0]
     cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 3)),
                    np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64))
-    stl = Stalls(stall_t, stall_d, stall_on, np.zeros(n_cores, dtype=np.int64),
-                 np.zeros(n_cores))
+    stl = Stalls(stall_t, stall_d, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
+    gen = Gen(gen_w, gen_b, np.zeros(1, dtype=np.int64), hop)
     # in the heap at once: an end of batch or retry per busy instance, a turn per core
     m = Sim(inp, new_queues(S, K, capacity, beta, P), new_policy(n_inst, weights, n_flows),
-            cores, turns, stl, new_heap(S * K + n_cores), cnt)
+            cores, turns, stl, gen, new_heap(S * K + n_cores), cnt)
     h = m.heap
     nxt = e = 0
     while nxt < P or h.top[H_N] > 0:

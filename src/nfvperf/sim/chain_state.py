@@ -11,6 +11,7 @@ the tuples never change, the arrays in them do), all held by ``Sim``:
 - ``Cores``: which core runs each instance, and who runs or waits on each core;
 - ``Turns``: cores whose instances poll in turn (``switch`` > 0): their instances in order;
 - ``Stalls``: the cores' stalls;
+- ``Gen``: the generator's wakes: when it reads what came back;
 - ``Heap``: the events to come;
 - ``Counters``: what the run returns.
 
@@ -58,9 +59,14 @@ Cores = namedtuple("Cores", "of busy rq_s rq_k rq_head rq_n in_rq slice_t")
 #: position on its core; parked: every instance idle, turns going round unseen since park_t
 #: from position park_pos
 Turns = namedtuple("Turns", "on n inst_s inst_k pos parked park_t park_pos")
-#: stalls of cores (the host taking the CPU away): start times, durations, which cores have
-#: them, and per core the next stall and the end of the current one
-Stalls = namedtuple("Stalls", "t d on ptr until")
+#: stalls of cores (the host, or the generator, taking the CPU away): start times and durations
+#: in time order per core, core c's from ``off[c]`` to ``off[c + 1]``; per core the next stall
+#: and the end of the current one
+Stalls = namedtuple("Stalls", "t d off ptr until")
+#: the generator's wakes (start times, in order) and how long it runs at each: it reads what
+#: came back while it runs, else at its next wake (none: a packet is received as it leaves);
+#: ``ptr[0]``: the wake of the last packet received; ``hop``: a pass through the vSwitch, s
+Gen = namedtuple("Gen", "w b ptr hop")
 #: events: time, sequence number, kind and fields; top[H_N] events in it, top[H_SEQ] the next
 #: sequence number
 Heap = namedtuple("Heap", "t seq kind a b top")
@@ -69,7 +75,7 @@ H_N, H_SEQ = 0, 1
 #: and histograms, flows moved by each scale event
 Counters = namedtuple("Counters", "stats soj cls cls_lat cls_hist moved")
 #: all of a run's state, as the event handlers take it
-Sim = namedtuple("Sim", "inp q pol cores turns stl heap cnt")
+Sim = namedtuple("Sim", "inp q pol cores turns stl gen heap cnt")
 
 
 @njit(cache=True)
@@ -134,6 +140,24 @@ def pop(h):
         i = m
 
 
+@njit(cache=True, _nrt=False)
+def received(gen, t):
+    """When the generator reads a packet that leaves the last NF at ``t``: after the vSwitch's
+    last pass, at once if the generator is running then, else at its next wake. Packets leave
+    in time order, so the wake looked for never goes back."""
+    t += gen.hop
+    n = gen.w.shape[0]
+    if n == 0:
+        return t
+    j = gen.ptr[0]
+    while j < n and gen.w[j] + gen.b[j] < t:
+        j += 1
+    gen.ptr[0] = j
+    if j == n:
+        return t
+    return max(t, gen.w[j])
+
+
 @njit(cache=True)
 def new_queues(S, K, capacity, beta, P):
     z = np.zeros((S, K), dtype=np.int64)
@@ -188,7 +212,7 @@ def new_cores(core, speed, switch):
 
 @njit(cache=True)
 def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_on):
+                 stall_d, stall_off, gen_w, gen_b):
     """Raise ValueError for what the kernel cannot run: sizes that do not agree, numbers out
     of range (an instance, class, flow or core the arrays have no room for)."""
     S, K = inp.speed.shape
@@ -207,11 +231,20 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
         raise ValueError("chain kernel: a ring and a burst of at least one packet")
     if core.min() < 0:
         raise ValueError("chain kernel: a negative core number")
-    if stall_on.shape[0] <= core.max() or stall_t.shape[0] != stall_d.shape[0]:
+    if stall_off.shape[0] != core.max() + 2 or stall_t.shape[0] != stall_d.shape[0] or \
+            stall_off[0] != 0 or stall_off[-1] != stall_t.shape[0]:
         raise ValueError("chain kernel: stalls do not match the cores")
-    for i in range(1, stall_t.shape[0]):
-        if stall_t[i] < stall_t[i - 1]:
-            raise ValueError("chain kernel: stalls out of time order")
+    for c in range(core.max() + 1):
+        if stall_off[c + 1] < stall_off[c]:
+            raise ValueError("chain kernel: stalls do not match the cores")
+        for i in range(stall_off[c] + 1, stall_off[c + 1]):
+            if stall_t[i] < stall_t[i - 1]:
+                raise ValueError("chain kernel: stalls out of time order")
+    if gen_b.shape[0] != gen_w.shape[0]:
+        raise ValueError("chain kernel: generator wakes and runs of different sizes")
+    for i in range(1, gen_w.shape[0]):
+        if gen_w[i] < gen_w[i - 1]:
+            raise ValueError("chain kernel: generator wakes out of time order")
     for s in range(S):
         if inp.policy[s] < 0 or inp.policy[s] >= N_POLICIES:
             raise ValueError("chain kernel: an unknown policy")

@@ -6,8 +6,11 @@ or because it is a what-if (measured costs, cores per instance). A YAML file of 
     burst: 32                  # packets an instance takes at most a poll
     quantum_us: 0              # shared core: how long a busy instance may keep it
     switch_us: 0               # shared core: the cost of a change of turn (> 0: turns)
-    stalls: {per_s: 10, durations_us: [3000]}
+    stalls: {per_s: 10, durations_us: [3000]}    # of every shared core, or by core: {1: {...}}
     arrivals: poisson          # or paced (even gaps, flows in turn, as nfvp-gen)
+    nf_cpu: 1                  # instances of services that name no cpu share this one
+    hop_us: 0.1                # a pass through the vSwitch (latency only)
+    generator: {cpu: 1, wake_us: 3, packet_us: 0.05, overshoot_us: [12, 15, 30]}
     services:                  # by index in the chain
       0: {cycles_per_packet: 300, batch_overhead_cycles: 200}
       1: {model: my-ids.yaml, cores: 2, threads: 2}
@@ -22,13 +25,15 @@ from pydantic import Field, model_validator
 
 from nfvperf import limits
 from nfvperf.files import FileModel
+from nfvperf.hostmodel import GeneratorCosts, Stalls
 
 
-class Stalls(FileModel):
-    """Times the host takes a shared core away (e.g. a VM's vCPU descheduled): measured."""
+class Generator(GeneratorCosts):
+    """nfvp-gen as the data plane runs it: paced, napping between bursts (at most
+    ``limits.GEN_NAP_MAX_US``) on ``cpu``, which it takes from the NFs there while it runs; the
+    latency it measures ends when it reads a packet back."""
 
-    per_s: float = Field(ge=0, description="stalls a second")
-    durations_us: list[float] = Field(min_length=1, description="their lengths, as measured")
+    cpu: int = Field(ge=0, description="the core it runs on")
 
 
 class ServiceCost(FileModel):
@@ -46,6 +51,8 @@ class ServiceCost(FileModel):
                                          "its packets (the NF's loop: dequeue, enqueue; "
                                          "validation measures 6-8 cycles a packet between "
                                          "the loop and the handler at batches of ~30)")
+    packet_overhead_cycles: float = Field(0.0, ge=0, description="the NF loop's cost a "
+                                          "packet besides its handler")
 
 
 class SimOptions(FileModel):
@@ -61,12 +68,20 @@ class SimOptions(FileModel):
     switch_us: float = Field(0, ge=0, description="instances that share a cpu: the cost of "
                              "a change of turn (a yield and a context switch); > 0 makes them "
                              "poll in turn, as NF processes that yield do; 0: no cost")
-    stalls: Stalls | None = Field(None, description="stalls of the shared cores")
+    stalls: Stalls | dict[int, Stalls] | None = Field(
+        None, description="stalls of the shared cores, or of each core by number")
     arrivals: Literal["poisson", "paced"] = Field("poisson", description="poisson, or paced "
                                                   "as nfvp-gen sends")
     warmup_s: float | None = Field(None, ge=0, description="simulated before counting "
                                    "(default: a tenth of the duration)")
     seed: int = Field(7, description="of the random arrivals and stalls")
+    nf_cpu: int | None = Field(None, ge=0, description="the core that instances of services "
+                               "naming no cpu share (as the data plane's NF core); default: "
+                               "a core each")
+    hop_us: float = Field(0, ge=0, description="latency of a pass through the vSwitch")
+    generator: Generator | None = Field(None, description="the generator beside the NFs "
+                                        "(default: packets enter and leave the chain as they "
+                                        "go, with no generator of their own)")
     services: dict[int, ServiceCost] = Field(default_factory=dict,
                                              description="by index in the chain")
 

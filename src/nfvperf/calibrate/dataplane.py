@@ -1,0 +1,266 @@
+"""The data plane's own costs, measured on this host (the profile's ``dataplane`` section,
+``nfvperf.hostmodel``): the smallest chain (one ``forward`` NF) run at a light, a middle and a
+heavy load, read through the reports the processes write, and the scheduler measured beside it.
+
+- the vSwitch: its poll loop's cycles stage by stage, against the packets each stage moved;
+- the NF loop: its cycles a packet besides the handler, against the batch it took;
+- the generator: its naps (asked for, and slept) and its CPU time (a wake, a packet);
+- the scheduler: a change of turn between two processes that yield, the time slice between two
+  busy ones, and the times the host takes a CPU away;
+- the floor: the smallest chain's latency end to end at the light load.
+
+Nothing here looks at a chain's result: these are the parts the simulator puts together.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import time
+from collections.abc import Callable
+
+#: offered loads of the smallest chain (packets a second): light (the floor), middle, heavy
+LOADS = (20_000, 200_000, 1_000_000)
+#: overshoot samples kept in the profile
+KEEP_SAMPLES = 400
+#: a gap in a busy process's clock longer than this is a stall (the host took the CPU)
+STALL_GAP_S = 20e-6
+
+
+def _on_cpu(cpu: int, fn, twin: bool = False) -> list:
+    """fn() run pinned to ``cpu`` in this process, and with ``twin`` at the same time in a
+    forked copy beside it; their results (JSON) in a list. The affinity is restored after."""
+    before = os.sched_getaffinity(0)
+    r, w = os.pipe()
+    pid = os.fork() if twin else -1
+    try:
+        os.sched_setaffinity(0, {cpu})
+        out = fn()
+        if pid == 0:
+            os.write(w, json.dumps(out).encode())
+            os._exit(0)
+        results = [out]
+        if pid > 0:
+            os.waitpid(pid, 0)
+            results.append(json.loads(os.read(r, 1 << 22)))
+    finally:
+        if pid == 0:
+            os._exit(1)
+        os.close(r)
+        os.close(w)
+        os.sched_setaffinity(0, before)
+    return results
+
+
+def _gaps(seconds: float, over_s: float) -> list[list[float]]:
+    """Busy for ``seconds``, watching its own clock: each time it jumps by more than
+    ``over_s`` (the process did not run), the run before and the gap, in seconds."""
+    out, end = [], time.perf_counter() + seconds
+    last = start = time.perf_counter()
+    while last < end:
+        now = time.perf_counter()
+        if now - last > over_s:
+            out.append([last - start, now - last])
+            start = now
+        last = now
+    return out
+
+
+def slice_us(cpu: int, seconds: float = 0.5) -> float:
+    """How long the kernel lets one of two busy processes on one CPU run before the other: the
+    median run between the gaps each sees in its own clock."""
+    both = _on_cpu(cpu, lambda: _gaps(seconds, 50e-6), twin=True)
+    runs = [run for g in both for run, _ in g]
+    return statistics.median(runs) * 1e6 if runs else seconds * 1e6
+
+
+def turn_us(cpu: int, seconds: float = 0.5) -> float:
+    """A change of turn between two processes on one CPU that yield to each other
+    (sched_yield ping-pong): the time over the yields of both."""
+    def ping() -> int:
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() < t0 + seconds:
+            os.sched_yield()
+            n += 1
+        return n
+
+    return seconds / max(sum(_on_cpu(cpu, ping, twin=True)), 1) * 1e6
+
+
+def stalls(cpu: int, seconds: float = 3.0) -> dict:
+    """Times the host takes ``cpu`` away: one busy process alone on it, the gaps over 20 µs in
+    its own clock: how often, how long."""
+    (gaps,) = _on_cpu(cpu, lambda: _gaps(seconds, STALL_GAP_S))
+    return {"per_s": len(gaps) / seconds,
+            "durations_us": [round(g * 1e6, 1) for _, g in gaps] or [0.0]}
+
+
+def _children_cpu_s() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def smallest_chain(rate_pps: float, *, duration_s: float, vswitch_cpu: int, nf_cpu: int,
+                   gen_cpu: int) -> dict:
+    """One run of one ``forward`` NF at ``rate_pps`` (64 B, one flow): the generator's and the
+    vSwitch's reports, and the generator's CPU time (reaped alone, while the others run)."""
+    from nfvperf.dataplane.session import Session, chain_mac
+
+    with Session("double-buffer", vswitch_cpu=vswitch_cpu) as s:
+        s.add_nfs("forward", ["fwd"], cpu=nf_cpu)
+        s.add_service("s0", ["fwd"])
+        s.set_chain(0, ["s0"])
+        before = _children_cpu_s()
+        s.start_traffic(rate_pps=rate_pps, frame_bytes=64, macs=[chain_mac(0)],
+                        duration_s=duration_s, cpu=gen_cpu)
+        gen = s.wait_traffic()
+        gen_cpu_s = _children_cpu_s() - before
+        vs = s.close()
+    return {"rate_pps": rate_pps, "gen": gen, "vswitch": vs, "gen_cpu_s": gen_cpu_s}
+
+
+def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_cpu: int = 1,
+            progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """The raw measurements (``derive`` turns them into the profile's section)."""
+    repeats, seconds = (1, 0.5) if quick else (3, 1.0)
+    steps = 3 + len(LOADS) * repeats
+    done = 0
+
+    def step(what: str) -> None:
+        nonlocal done
+        if progress:
+            progress(f"data plane: {what}", done, steps)
+        done += 1
+
+    step("turns between processes")
+    turns = [turn_us(nf_cpu, 0.2 if quick else 0.5) for _ in range(repeats)]
+    step("the kernel's time slice")
+    slices = [slice_us(nf_cpu, 0.2 if quick else 0.5) for _ in range(repeats)]
+    step("stalls of the CPUs")
+    cpu_stalls = {c: stalls(c, 1.0 if quick else 3.0)
+                  for c in sorted({vswitch_cpu, nf_cpu, gen_cpu})}
+    runs = []
+    for rate in LOADS:
+        for _ in range(repeats):
+            step(f"the smallest chain at {rate / 1e3:.0f} kpps")
+            runs.append(smallest_chain(rate, duration_s=seconds, vswitch_cpu=vswitch_cpu,
+                                       nf_cpu=nf_cpu, gen_cpu=gen_cpu))
+    if progress:
+        progress("data plane: done", steps, steps)
+    return {"cpus": {"vswitch": vswitch_cpu, "nfs": nf_cpu, "generator": gen_cpu},
+            "turn_us": turns, "slice_us": slices, "stalls": cpu_stalls, "runs": runs}
+
+
+def _line(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least squares y = a + b x: (a, b), both at least 0."""
+    n = len(points)
+    if n == 0:
+        return 0.0, 0.0
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+    if b < 0:
+        return max(my, 0.0), 0.0
+    a = my - b * mx
+    if a < 0:       # through the origin
+        sx2 = sum(x * x for x, _ in points)
+        return 0.0, sum(x * y for x, y in points) / sx2 if sx2 else 0.0
+    return a, b
+
+
+def _stage(runs: list[dict], name: str) -> dict:
+    """cycles = batch + packet × n over the loops of every run (their sums pooled)."""
+    n = p = c = pp = cp = 0.0
+    for r in runs:
+        st = r["vswitch"]["stages"][name]
+        n, p, c = n + st["calls"], p + st["packets"], c + st["cycles"]
+        pp, cp = pp + st["sum_pp"], cp + st["sum_cp"]
+    if n == 0:
+        return {"batch_cycles": 0.0, "packet_cycles": 0.0}
+    den = n * pp - p * p
+    b = (n * cp - c * p) / den if den > 0 else c / max(p, 1)
+    a = (c - b * p) / n
+    if b < 0:
+        a, b = c / n, 0.0
+    if a < 0:
+        a, b = 0.0, c / max(p, 1)
+    return {"batch_cycles": round(a, 1), "packet_cycles": round(b, 2)}
+
+
+def _nf_loop(runs: list[dict]) -> dict:
+    """The NF loop's cycles a packet besides its handler against the batch it took: a busy
+    poll's own cycles (its share falls as 1/batch) and a packet's."""
+    pts = []
+    for r in runs:
+        nf = r["vswitch"]["per_nf"][0]
+        if nf["busy_polls"] and nf["loop_cycles_median"] > 0:
+            batch = nf["rx"] / nf["busy_polls"]
+            pts.append((1.0 / batch, nf["loop_cycles_median"] - nf["handler_cycles_median"]))
+    packet, batch_cycles = _line(pts)
+    return {"batch_cycles": round(batch_cycles, 1), "packet_cycles": round(packet, 2)}
+
+
+def _generator(runs: list[dict]) -> dict:
+    """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
+    through the origin over the runs)."""
+    over = [max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"]]
+    step = max(1, len(over) // KEEP_SAMPLES)
+    over = sorted(over)[::step] or [0.0]
+    rows = [(r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"],
+             r["gen_cpu_s"] * 1e6) for r in runs]
+    sww = sum(w * w for w, _, _ in rows)
+    spp = sum(p * p for _, p, _ in rows)
+    swp = sum(w * p for w, p, _ in rows)
+    swy = sum(w * y for w, _, y in rows)
+    spy = sum(p * y for _, p, y in rows)
+    den = sww * spp - swp * swp
+    if den > 0:
+        wake = (swy * spp - spy * swp) / den
+        packet = (spy * sww - swy * swp) / den
+    else:
+        wake, packet = 0.0, 0.0
+    if wake < 0 or packet < 0:      # one of them alone
+        packet = max(spy / spp, 0.0) if wake < 0 and spp else 0.0
+        wake = 0.0 if wake < 0 else max(swy / sww, 0.0) if sww else 0.0
+    return {"wake_us": round(wake, 3), "packet_us": round(packet, 4),
+            "overshoot_us": [round(x, 2) for x in over]}
+
+
+def derive(raw: dict) -> dict:
+    """The profile's ``dataplane`` section (``nfvperf.hostmodel.DataplaneHost``) from the raw
+    measurements, with the spread of the values measured more than once."""
+    runs = raw["runs"]
+    light = [r for r in runs if r["rate_pps"] == min(LOADS)]
+    lat = [r["gen"]["latency_ns"] for r in light if r["gen"]["latency_ns"].get("count")]
+    stages = {k: _stage(runs, k) for k in ("rx", "nf", "flush")}
+    idle = sum(r["vswitch"]["stages"]["idle_cycles"] for r in runs) / max(
+        sum(r["vswitch"]["stages"]["idle_loops"] for r in runs), 1)
+    out = {
+        "cpus": raw["cpus"],
+        "vswitch": {**stages, "idle_loop_cycles": round(idle, 1)},
+        "nf_loop": _nf_loop(runs),
+        "turn_us": round(statistics.median(raw["turn_us"]), 3),
+        "slice_us": round(statistics.median(raw["slice_us"]), 1),
+        "stalls": {int(c): s for c, s in raw["stalls"].items()},
+        "generator": _generator(runs),
+        "spread": {"turn_us": [round(min(raw["turn_us"]), 3), round(max(raw["turn_us"]), 3)],
+                   "slice_us": [round(min(raw["slice_us"]), 1),
+                                round(max(raw["slice_us"]), 1)]},
+    }
+    if lat:
+        out["floor_us"] = {k: round(statistics.median(x[k] for x in lat) / 1e3, 2)
+                           for k in ("mean", "p50", "p90", "p99")}
+        out["spread"]["floor_p50_us"] = [round(min(x["p50"] for x in lat) / 1e3, 2),
+                                         round(max(x["p50"] for x in lat) / 1e3, 2)]
+    return out
+
+
+def section_yaml(section: dict) -> str:
+    """The section as YAML for the profile, lists of samples on one line each."""
+    import yaml
+
+    return yaml.safe_dump({"dataplane": section}, sort_keys=False, width=100,
+                           default_flow_style=None)

@@ -1,0 +1,106 @@
+"""The data plane's own costs on a host: what a packet costs and waits besides its NFs. A section
+of the platform profile (``dataplane:``), measured by ``nfvperf calibrate`` on the data plane
+itself, read by the chain simulator to predict what the data plane will report::
+
+    dataplane:
+      cpus: {vswitch: 0, nfs: 1, generator: 1}   # where it was measured
+      vswitch:                                     # cycles = batch + packet x n, per stage
+        rx: {batch_cycles: 90, packet_cycles: 25}      # receive, classify, hand to the NF
+        nf: {batch_cycles: 60, packet_cycles: 20}      # take back, hand on to the next
+        flush: {batch_cycles: 40, packet_cycles: 8}    # send on the port
+        idle_loop_cycles: 70
+      nf_loop: {batch_cycles: 150, packet_cycles: 9}   # the NF's loop besides its handler
+      turn_us: 1.5              # a change of turn between NF processes that yield
+      slice_us: 4000            # the kernel's time slice between busy processes
+      stalls: {0: {per_s: 40, durations_us: [...]}, 1: {...}}   # the host taking a CPU away
+      generator:                # nfvp-gen: it naps between bursts, beside the NFs
+        wake_us: 3.1            # its CPU time a wake, besides the packets
+        packet_us: 0.05         # its CPU time a packet sent and received
+        overshoot_us: [...]     # a nap's length beyond the one asked for (samples)
+      floor_us: {mean: 45, p50: 44, p90: 51, p99: 330}  # the minimal chain, end to end
+      spread: {turn_us: [1.4, 1.6], ...}                # min and max over the runs
+
+Every value is a measurement of this host (`calibrate.dataplane` says how); none is fitted to a
+chain's result. ``floor_us`` is the latency of the smallest chain (one ``forward`` NF, light
+load): Geissler et al.'s fixed delay offset (Sec. 5.3), kept for the record and as a check of the
+model, which predicts it from the parts above.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from nfvperf.files import FileModel
+
+
+class StageCost(FileModel):
+    """Cycles of one stage of a loop that moved ``n`` packets: ``batch + packet × n``."""
+
+    batch_cycles: float = Field(ge=0)
+    packet_cycles: float = Field(ge=0)
+
+    def cycles(self, n: float) -> float:
+        return self.batch_cycles + self.packet_cycles * n
+
+
+class VswitchCosts(FileModel):
+    """The vSwitch's poll loop, stage by stage (least squares over the loops that moved
+    packets)."""
+
+    rx: StageCost = Field(description="receive from the ports, classify, hand to the first NF")
+    nf: StageCost = Field(description="take packets back from NFs, hand them on")
+    flush: StageCost = Field(description="send what is bound for the ports")
+    idle_loop_cycles: float = Field(ge=0, description="a loop that moved nothing")
+
+    def hop_cycles(self, n: float = 1.0) -> float:
+        """Cycles a packet spends in one pass through the vSwitch at batches of ``n``: its
+        share of a hand-over stage and of a flush."""
+        n = max(n, 1.0)
+        return (self.nf.cycles(n) + self.flush.cycles(n)) / n
+
+
+class Stalls(FileModel):
+    """Times the host takes a CPU away (a VM's vCPU descheduled, interrupts): measured."""
+
+    per_s: float = Field(ge=0, description="stalls a second")
+    durations_us: list[float] = Field(min_length=1, description="their lengths, as measured")
+
+
+class GeneratorCosts(FileModel):
+    """nfvp-gen beside the NFs: it wakes, sends what is due, reads what came back, naps."""
+
+    wake_us: float = Field(ge=0, description="its CPU time a wake, besides the packets")
+    packet_us: float = Field(ge=0, description="its CPU time a packet sent and received")
+    overshoot_us: list[float] = Field(min_length=1, description="how much longer than asked "
+                                      "a nap lasted (samples: the timer, the wake-up, the "
+                                      "turn to come back)")
+
+
+class Latency(FileModel):
+    mean: float
+    p50: float
+    p90: float
+    p99: float
+
+
+class Cpus(FileModel):
+    vswitch: int = Field(ge=0)
+    nfs: int = Field(ge=0)
+    generator: int = Field(ge=0)
+
+
+class DataplaneHost(FileModel):
+    """The data plane's own costs on this host (see the module docstring)."""
+
+    cpus: Cpus
+    vswitch: VswitchCosts
+    nf_loop: StageCost = Field(description="the NF's loop besides its handler: a busy poll "
+                               "(dequeue, enqueue back) and each packet in it")
+    turn_us: float = Field(gt=0, description="a change of turn between processes that yield")
+    slice_us: float = Field(gt=0, description="how long the kernel lets one of two busy "
+                            "processes run")
+    stalls: dict[int, Stalls] = Field(default_factory=dict, description="by CPU")
+    generator: GeneratorCosts
+    floor_us: Latency | None = Field(None, description="the minimal chain's latency, measured")
+    spread: dict[str, list[float]] = Field(default_factory=dict,
+                                           description="min and max of values over runs")
