@@ -15,16 +15,15 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "nfvp_sample.h"
 #include "nfvp_shm.h"
 
 #define NFVP_GEN_NAME "nfvp-gen"
 #define NFVP_GEN_MAX_MACS 8192
-#define NFVP_GEN_MAX_SWEEP 16777216 /* --dst-*-count, --dst-ip-step: 2^24, a MAC's low bits */
 #define NFVP_GEN_MAX_DRAIN_MS 3600000
 #define NFVP_GEN_TMPL_SIZE 128 /* per-flow template: the first bytes of the frame */
 #define NFVP_GEN_DST_IP RTE_IPV4(192, 168, 0, 1)
 #define NFVP_GEN_VIDS 4094 /* VLAN IDs 1..4094 */
-#define NFVP_GEN_MAX_VLANS 16760836 /* tag pairs: NFVP_GEN_VIDS x NFVP_GEN_VIDS */
 _Static_assert(NFVP_GEN_MAX_VLANS == NFVP_GEN_VIDS * NFVP_GEN_VIDS, "one of each tag pair");
 #define NFVP_GEN_GRE_MIN_FRAME 96 /* 78 B of headers, the stamp and the FCS */
 
@@ -53,6 +52,17 @@ struct nfvp_gen_stats {
 	uint64_t lat_max;
 	double lat_sum;
 	uint64_t *hist; /* NFVP_GEN_HIST_BUCKETS */
+};
+
+/* --idle sleep: every nap, as asked and as slept (TSC before and after nanosleep), and a
+ * uniform sample of them: how long a sleep really takes is part of what a packet waits. */
+#define NFVP_GEN_NAP_SAMPLES 4096
+
+struct nfvp_gen_naps {
+	uint64_t requested_ns_sum;
+	uint64_t slept_ns_sum;
+	struct nfvp_sample sample; /* its seen: the naps */
+	uint64_t (*pairs)[2];      /* NFVP_GEN_NAP_SAMPLES of (requested ns, slept ns) */
 };
 
 /* A class of flows: frame size, rate, flows (--class; without it, one class made of
@@ -126,7 +136,9 @@ struct nfvp_gen {
 	double pkts_per_tsc;
 	uint64_t start_tsc;
 	uint64_t send_tsc;          /* TSC cycles spent sending */
+	uint64_t send_cpu_ns;       /* CPU time of this thread while sending */
 	struct nfvp_gen_stats st;
+	struct nfvp_gen_naps naps;
 };
 
 /* Set by SIGINT and SIGTERM (main.c): stop sending. */

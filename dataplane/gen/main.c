@@ -194,6 +194,7 @@ nfvp_gen_free(struct nfvp_gen *g)
 {
 	unsigned int k;
 
+	free(g->naps.pairs);
 	free(g->st.hist);
 	for (k = 0; k < g->n_cls; k++) {
 		free(g->cls[k].st.hist);

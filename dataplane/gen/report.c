@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* report.c: the JSON report (stdout or --stats-out) and the one-line summary. */
+/* report.c: the JSON report (stdout or --stats-out): counts, latency with its histogram, the
+ * naps; and the one-line summary. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,13 +25,31 @@ nfvp_gen_percentile(const struct nfvp_gen_stats *st, double q)
 	return RTE_MIN(v, (double)st->lat_max);
 }
 
+/* The histogram's non-empty bins as [lo, hi, count] in ns (it counts ns: nfvp_gen_record),
+ * lo inclusive and hi exclusive. */
+static void
+nfvp_gen_print_hist(const struct nfvp_gen_stats *st, FILE *f)
+{
+	unsigned int b, n = 0;
+
+	fprintf(f, ", \"hist\": [");
+	for (b = 0; b < NFVP_GEN_HIST_BUCKETS; b++) {
+		if (st->hist[b] == 0)
+			continue;
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", n++ ? ", " : "",
+			nfvp_hist_lo(b, NFVP_GEN_HIST_SUB_BITS, NFVP_GEN_HIST_SUB_BITS),
+			nfvp_hist_hi(b, NFVP_GEN_HIST_SUB_BITS, NFVP_GEN_HIST_SUB_BITS), st->hist[b]);
+	}
+	fprintf(f, "]");
+}
+
 static void
 nfvp_gen_print_latency(const struct nfvp_gen_stats *st, FILE *f)
 {
 	fprintf(f, "{\"count\": %" PRIu64, st->lat_count);
 	if (st->lat_count == 0) {
 		fprintf(f, ", \"mean\": null, \"min\": null, \"p50\": null, \"p90\": null, "
-			"\"p99\": null, \"p999\": null, \"max\": null}");
+			"\"p99\": null, \"p999\": null, \"max\": null, \"hist\": []}");
 		return;
 	}
 	fprintf(f, ", \"mean\": %.1f, \"min\": %.1f", st->lat_sum / (double)st->lat_count,
@@ -38,7 +57,24 @@ nfvp_gen_print_latency(const struct nfvp_gen_stats *st, FILE *f)
 	fprintf(f, ", \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p999\": %.1f",
 		nfvp_gen_percentile(st, 0.50), nfvp_gen_percentile(st, 0.90),
 		nfvp_gen_percentile(st, 0.99), nfvp_gen_percentile(st, 0.999));
-	fprintf(f, ", \"max\": %.1f}", (double)st->lat_max);
+	fprintf(f, ", \"max\": %.1f", (double)st->lat_max);
+	nfvp_gen_print_hist(st, f);
+	fprintf(f, "}");
+}
+
+/* --idle sleep's naps: how many, their sums, and the sample as [requested_ns, slept_ns]. */
+static void
+nfvp_gen_print_naps(const struct nfvp_gen_naps *z, FILE *f)
+{
+	uint32_t i;
+
+	fprintf(f, "{\"count\": %" PRIu64 ", \"requested_ns_sum\": %" PRIu64
+		", \"slept_ns_sum\": %" PRIu64 ", \"samples\": [", z->sample.seen,
+		z->requested_ns_sum, z->slept_ns_sum);
+	for (i = 0; i < z->sample.n; i++)
+		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "", z->pairs[i][0],
+			z->pairs[i][1]);
+	fprintf(f, "]}");
 }
 
 static void
@@ -77,7 +113,10 @@ nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
 		nfvp_gen_print_latency(&c->st, f);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "],\n \"naps\": ");
+	nfvp_gen_print_naps(&g->naps, f);
+	fprintf(f, ",\n \"send_cpu_ns\": %" PRIu64, g->send_cpu_ns);
+	fprintf(f, "}\n");
 }
 
 /* The JSON report: to stdout, or atomically to --stats-out (temp file, then rename). */

@@ -14,7 +14,8 @@
 
 #include "gen.h"
 
-/* The histograms, in all and per class (before any packet: min at its top). */
+/* The histograms, in all and per class (before any packet: min at its top), and the naps'
+ * sample. */
 int
 nfvp_gen_alloc_stats(struct nfvp_gen *g)
 {
@@ -31,6 +32,10 @@ nfvp_gen_alloc_stats(struct nfvp_gen *g)
 	g->st.lat_min = UINT64_MAX;
 	g->st.hist = calloc(NFVP_GEN_HIST_BUCKETS, sizeof(*g->st.hist));
 	if (g->st.hist == NULL)
+		goto nomem;
+	nfvp_sample_init(&g->naps.sample, NFVP_GEN_NAP_SAMPLES);
+	g->naps.pairs = calloc(NFVP_GEN_NAP_SAMPLES, sizeof(*g->naps.pairs));
+	if (g->naps.pairs == NULL)
 		goto nomem;
 	return 0;
 nomem:

@@ -158,20 +158,50 @@ nfvp_gen_send(struct nfvp_gen *g, unsigned int n)
 	return n;
 }
 
-/* --idle sleep: give the CPU away until the next full burst is due (the generator shares a
- * CPU with the NFs on a small machine), at most 20 µs: packets that come back wait in the
- * ring until it wakes, and that wait is part of the latency it measures. */
 static void
-nfvp_gen_nap(const struct nfvp_gen *g, uint64_t start, uint64_t now)
+nfvp_gen_nap_record(struct nfvp_gen_naps *z, uint64_t requested_ns, uint64_t slept_ns)
+{
+	int64_t k = nfvp_sample_slot(&z->sample);
+
+	z->requested_ns_sum += requested_ns;
+	z->slept_ns_sum += slept_ns;
+	if (k >= 0) {
+		z->pairs[k][0] = requested_ns;
+		z->pairs[k][1] = slept_ns;
+	}
+}
+
+/* --idle sleep: give the CPU away until the next full burst is due (the generator shares a
+ * CPU with the NFs on a small machine), at most NFVP_GEN_NAP_MAX_US: packets that come back
+ * wait in the ring until it wakes, and that wait is part of the latency it measures. How long
+ * each nap really took is recorded: a sleep overshoots by the timer slack and the scheduler. */
+static void
+nfvp_gen_nap(struct nfvp_gen *g, uint64_t start, uint64_t now)
 {
 	double next = (double)(g->st.sent + g->st.tx_dropped + NFVP_BURST) / g->pkts_per_tsc;
-	double wait_s = (next - (double)(now - start)) / (double)g->hz;
+	double wait_ns = (next - (double)(now - start)) * g->ns_per_tsc;
 	struct timespec ts = { 0 };
+	uint64_t t0;
 
-	if (wait_s < 2e-6)
+	if (wait_ns < NFVP_GEN_NAP_MIN_US * 1e3)
 		return;
-	ts.tv_nsec = (long)(RTE_MIN(wait_s, 20e-6) * 1e9);
+	ts.tv_nsec = (long)RTE_MIN(wait_ns, NFVP_GEN_NAP_MAX_US * 1e3);
+	t0 = rte_rdtsc();
 	nanosleep(&ts, NULL);
+	nfvp_gen_nap_record(&g->naps, (uint64_t)ts.tv_nsec,
+			    (uint64_t)((double)(rte_rdtsc() - t0) * g->ns_per_tsc + 0.5));
+}
+
+/* This thread's CPU time in ns: what the sending costs its CPU (naps excluded), which a model
+ * of a CPU shared with NFs needs. */
+static uint64_t
+nfvp_gen_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Send for --duration (or until a signal), then keep receiving for --drain-ms. */
@@ -181,6 +211,7 @@ nfvp_gen_run(struct nfvp_gen *g)
 	uint64_t start, end, drain_end, now;
 	bool paced = g->conf.rate_pps > 0;
 
+	g->send_cpu_ns = nfvp_gen_cpu_ns();
 	g->start_tsc = start = rte_rdtsc();
 	end = start + (uint64_t)RTE_MIN(g->conf.duration_s * (double)g->hz, 9e18); /* < 2^63 */
 	now = start;
@@ -205,6 +236,7 @@ nfvp_gen_run(struct nfvp_gen *g)
 		now = rte_rdtsc();
 	}
 	g->send_tsc = now - start;
+	g->send_cpu_ns = nfvp_gen_cpu_ns() - g->send_cpu_ns;
 
 	drain_end = now + g->hz / 1000 * g->conf.drain_ms;
 	while (rte_rdtsc() < drain_end)

@@ -24,6 +24,29 @@ nfvp_hist_bin(uint64_t v, unsigned int exact, unsigned int sub)
 	       (unsigned int)((v >> (e - sub)) & ((1u << sub) - 1));
 }
 
+/* The smallest value of bin b. */
+static inline uint64_t
+nfvp_hist_lo(unsigned int b, unsigned int exact, unsigned int sub)
+{
+	unsigned int e, k;
+
+	if (b < (1u << exact))
+		return b;
+	e = exact + ((b - (1u << exact)) >> sub);
+	k = (b - (1u << exact)) & ((1u << sub) - 1);
+	return (UINT64_C(1) << e) + ((uint64_t)k << (e - sub));
+}
+
+/* Where bin b ends, exclusive: the next bin's smallest value. The last bin holds UINT64_MAX
+ * too, and 2^64 has no uint64_t: it says UINT64_MAX. */
+static inline uint64_t
+nfvp_hist_hi(unsigned int b, unsigned int exact, unsigned int sub)
+{
+	if (b + 1 >= NFVP_HIST_BINS(exact, sub))
+		return UINT64_MAX;
+	return nfvp_hist_lo(b + 1, exact, sub);
+}
+
 /* The middle of a bin's (integer) values. */
 static inline double
 nfvp_hist_mid(unsigned int b, unsigned int exact, unsigned int sub)

@@ -27,6 +27,17 @@
 #define NFVP_MAX_FLOWS 65536
 #define NFVP_MAX_CLASSES 4
 
+/* The generator's naps (--idle sleep): until the next full burst is due, but at most this long
+ * (what comes back meanwhile waits in the ring, and that wait is in the latency it measures)
+ * and none shorter than this (the sleep itself costs about that much). */
+#define NFVP_GEN_NAP_MAX_US 20
+#define NFVP_GEN_NAP_MIN_US 2
+
+/* The generator's address sweeps: --dst-*-count and --dst-ip-step (2^24, a MAC's low bits),
+ * --src-mac-count and --vlan-count (QinQ tag pairs: 4094 VLAN IDs x 4094; gen.h checks it). */
+#define NFVP_GEN_MAX_SWEEP 16777216
+#define NFVP_GEN_MAX_VLANS 16760836
+
 /* Services: chain steps served by parallel instances of one NF. */
 #define NFVP_MAX_SERVICES 64
 #define NFVP_MAX_INSTANCES 16

@@ -58,6 +58,12 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 		nf->alive = 1;
 		vs.active[vs.n_active++] = i;
 	}
+	if (arch == NFVP_ARCH_SHARED_RING) { /* every NF hands back into one ring */
+		snprintf(rname[0][1], 32, "t%u_shared", generation);
+		vs.shared = rte_ring_create(rname[0][1], 4 * ring_size, SOCKET_ID_ANY,
+					    RING_F_SC_DEQ);
+		vs.nfs[0].from_nf = vs.nfs[1].from_nf = vs.shared;
+	}
 	vs.n_nf_ids = 2;
 	vs.chains[0] = (struct vs_chain){ .used = 1, .len = 2, .out_port = 0, .nf = { 0, 1 },
 					  .nic_queue = -1 };
@@ -160,6 +166,61 @@ test_a_dead_nfs_mbufs_come_back(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
+/* Each stage says how many packets it moved: the vSwitch's per-stage cycles are fitted to it. */
+static void
+test_stages_count_what_they_move(void)
+{
+	unsigned int i;
+
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
+	for (i = 0; i < 5; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+		rte_pktmbuf_append(m, 60);
+		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0 };
+		vs_dispatch(&vs, m, NULL);
+	}
+	CHECK(vs_flush(&vs) == 5 && vs_flush(&vs) == 0);
+	play_nf(0, 0);
+	CHECK(vs_poll_nfs(&vs) == 5 && vs_poll_nfs(&vs) == 0);
+	CHECK(vs_flush(&vs) == 5); /* into NF 1's ring */
+	play_nf(1, 0);
+	CHECK(vs_poll_nfs(&vs) == 5);
+	CHECK(vs_flush(&vs) == 5); /* out of the port */
+	CHECK(vs.ports[0].tx == 5 && rte_mempool_avail_count(pool) == pool->size);
+	CHECK(vs_poll_ports(&vs, 0) == 0);
+}
+
+/* At the end of a run every packet an NF holds goes back, counted: also one that an NF
+ * finished on the way out and that goes on to an NF stopped before it (chain 1 -> 0, and the
+ * NFs stop in the order 0, 1). */
+static void
+test_stopping_frees_and_counts_every_held_packet(enum nfvp_arch arch)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int n;
+	uint64_t stopped;
+
+	setup(arch, 256);
+	vs.chains[0].nf[0] = 1;
+	vs.chains[0].nf[1] = 0;
+	send_in(30);
+	CHECK(vs.nfs[1].sent == 30);
+	/* NF 1 finished 10 (in its from_nf ring), holds 5, has not read 15 */
+	n = rte_ring_dequeue_burst(vs.nfs[1].to_nf, (void **)pkts, 15, NULL);
+	CHECK(n == 15);
+	for (n = 0; n < 10; n++) /* the hop NF 1 sits at in this chain */
+		nfvp_meta(pkts[n])->hop = 0;
+	rte_ring_enqueue_burst(vs.nfs[1].from_nf, (void **)pkts, 10, NULL);
+	stopped = vs_nfs_stop(&vs);
+	CHECK(vs.nfs[0].slot->stop && vs.nfs[1].slot->stop);
+	CHECK(vs.nfs[1].returned == 10 && vs.nfs[0].sent == 10);
+	CHECK(stopped == 30 && vs.drops.nf_dead == 0);
+	CHECK(vs.nfs[0].lost_at_death == 10 && vs.nfs[1].lost_at_death == 20);
+	CHECK(vs_in_flight(&vs) == 0);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
 static int
 sem_count(struct vs_nf *nf)
 {
@@ -241,6 +302,9 @@ main(int argc, char **argv)
 	test_packets_cross_every_hop_and_leave();
 	test_a_full_ring_drops_and_frees();
 	test_a_dead_nfs_mbufs_come_back();
+	test_stages_count_what_they_move();
+	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_DOUBLE_BUFFER);
+	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_SHARED_RING);
 	test_semaphore_wakes_on_batch_or_age();
 	test_cycle_bins_cover_the_range_in_order();
 	printf("%d passed, %d failed\n", passed, failed);

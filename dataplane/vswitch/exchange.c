@@ -26,20 +26,22 @@ vs_free(struct vswitch *vs, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-static void
+/* Returns how many packets it handed to the port (sent or dropped there). */
+static unsigned int
 port_flush(struct vswitch *vs, struct vs_port *p)
 {
-	uint16_t sent, i;
+	uint16_t sent, i, n = p->n_tx;
 
-	if (p->n_tx == 0)
-		return;
-	sent = rte_eth_tx_burst(p->id, 0, p->tx_buf, p->n_tx);
+	if (n == 0)
+		return 0;
+	sent = rte_eth_tx_burst(p->id, 0, p->tx_buf, n);
 	p->tx += sent;
-	for (i = sent; i < p->n_tx; i++)
+	for (i = sent; i < n; i++)
 		vs_free(vs, p->tx_buf[i]);
-	p->tx_dropped += p->n_tx - sent;
-	vs->drops.port_tx += p->n_tx - sent;
+	p->tx_dropped += n - sent;
+	vs->drops.port_tx += n - sent;
 	p->n_tx = 0;
+	return n;
 }
 
 static void
@@ -70,14 +72,15 @@ drop_full(struct vswitch *vs, struct vs_nf *nf, unsigned int n)
 	vs->drops.ring_full += n;
 }
 
-static void
+/* Returns how many packets it handed to the NF's ring (enqueued or dropped as ring_full). */
+static unsigned int
 nf_flush(struct vswitch *vs, struct vs_nf *nf)
 {
 	struct vs_pending *pd = &nf->pend;
-	unsigned int i, k;
+	unsigned int i, k, n = pd->n;
 
-	if (pd->n == 0)
-		return;
+	if (n == 0)
+		return 0;
 	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
 		k = rte_ring_enqueue_burst_elem(nf->to_nf, pd->elems, sizeof(uint64_t), pd->n, NULL);
 		for (i = k; i < pd->n; i++) {
@@ -103,7 +106,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 	if (k > 0 && (vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED)) {
 		rte_smp_mb(); /* the enqueue before the look at sleeping; nflib mirrors it */
 		if (!nf->slot->sleeping)
-			return;
+			return n;
 		if (rte_ring_count(nf->to_nf) >= vs->cfg.wake_batch) {
 			wake(nf);
 		} else if (nf->pending_since == 0) {
@@ -114,6 +117,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			}
 		}
 	}
+	return n;
 }
 
 void
@@ -181,7 +185,7 @@ vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src)
 		nf_flush(vs, nf);
 }
 
-void
+unsigned int
 vs_poll_ports(struct vswitch *vs, int rx)
 {
 	struct rte_mbuf *pkts[NFVP_BURST];
@@ -190,6 +194,7 @@ vs_poll_ports(struct vswitch *vs, int rx)
 	void *data[NFVP_BURST];
 	unsigned int i, p, n_rx = vs->cfg.rx_ports ? RTE_MIN(vs->cfg.rx_ports, vs->n_ports)
 						   : vs->n_ports;
+	unsigned int total = 0;
 
 	for (p = 0; rx && p < n_rx; p++) {
 		struct vs_port *port = &vs->ports[p];
@@ -201,6 +206,7 @@ vs_poll_ports(struct vswitch *vs, int rx)
 		if (n == 0)
 			continue;
 		port->rx += n;
+		total += n;
 		for (i = 0; i < n; i++) {
 			keys[i] = 0;
 			memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr
@@ -223,6 +229,7 @@ vs_poll_ports(struct vswitch *vs, int rx)
 			vs_dispatch(vs, pkts[i], NULL);
 		}
 	}
+	return total;
 }
 
 /* How long a packet was away in an NF: queue, processing, the way back. */
@@ -326,16 +333,17 @@ vs_poll_nfs(struct vswitch *vs)
 	return total;
 }
 
-void
+unsigned int
 vs_flush(struct vswitch *vs)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < vs->n_dirty; i++)
-		nf_flush(vs, &vs->nfs[vs->dirty[i]]);
+		n += nf_flush(vs, &vs->nfs[vs->dirty[i]]);
 	vs->n_dirty = 0;
 	for (i = 0; i < vs->n_ports; i++)
-		port_flush(vs, &vs->ports[i]);
+		n += port_flush(vs, &vs->ports[i]);
+	return n;
 }
 
 /* Semaphore aging: wake a sleeping NF whose oldest waiting packet is older than the timeout. */
@@ -366,7 +374,7 @@ vs_age(struct vswitch *vs, uint64_t now)
 
 struct reclaim {
 	struct vswitch *vs;
-	uint16_t owner;
+	uint16_t owner; /* the NF whose mbufs go back; 0: every NF's, each counted to its NF */
 	uint64_t n;
 };
 
@@ -375,13 +383,16 @@ reclaim_obj(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
 {
 	struct reclaim *r = opaque;
 	struct rte_mbuf *m = obj;
+	uint16_t owner = nfvp_meta(m)->owner;
 
 	(void)mp;
 	(void)idx;
-	if (nfvp_meta(m)->owner == r->owner) {
-		vs_free(r->vs, m);
-		r->n++;
-	}
+	if (owner == 0 || (r->owner != 0 && owner != r->owner) || owner > r->vs->n_nf_ids)
+		return;
+	if (r->owner == 0)
+		r->vs->nfs[owner - 1].lost_at_death++;
+	vs_free(r->vs, m);
+	r->n++;
 }
 
 /* An NF died: what it finished goes on, what it held or had not read yet is dropped and its
@@ -427,6 +438,51 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 	vs->drops.nf_dead += r.n;
 }
 
+/* The end of a run: every NF is told to stop; what they finished goes on (out of a port, or
+ * into the ring of its next NF, where no one reads it now); then every packet still in an NF's
+ * ring or hands goes back to the pool. Returns how many did: they were in flight at the stop.
+ *
+ * Every NF stops before any ring is read, and every return is taken before anything is freed.
+ * Reclaiming NF by NF (vs_nf_reclaim, as for a death) loses packets here: one that a later NF
+ * finished could go on to an NF reclaimed before it and stay in that ring, never freed nor
+ * counted; and a shared ring read after an NF's mbufs were freed hands its late returns out a
+ * second time. */
+uint64_t
+vs_nfs_stop(struct vswitch *vs)
+{
+	struct reclaim r = { .vs = vs, .owner = 0 };
+	unsigned int i, j;
+
+	for (i = 0; i < vs->n_active; i++) {
+		struct vs_nf *nf = &vs->nfs[vs->active[i]];
+
+		nf->slot->stop = 1;
+		sem_post(&nf->slot->sem);
+	}
+	vs_flush(vs);
+	while (vs_poll_nfs(vs) > 0) /* an NF still finishing a burst: its late returns go on too */
+		;
+	vs_flush(vs);
+	if (vs->cfg.arch != NFVP_ARCH_ISOLATED) {
+		/* in a ring or an NF's hands: its owner tag names the NF */
+		rte_mempool_obj_iter(vs->pool, reclaim_obj, &r);
+		return r.n;
+	}
+	for (i = 0; i < vs->n_active; i++) {
+		struct vs_nf *nf = &vs->nfs[vs->active[i]];
+
+		for (j = 0; j < vs->cfg.iso_bufs; j++) {
+			if (nf->held[j] == NULL)
+				continue;
+			vs_free(vs, nf->held[j]);
+			nf->held[j] = NULL;
+			nf->lost_at_death++;
+			r.n++;
+		}
+	}
+	return r.n;
+}
+
 uint64_t
 vs_in_flight(const struct vswitch *vs)
 {
@@ -441,3 +497,4 @@ vs_in_flight(const struct vswitch *vs)
 	}
 	return n;
 }
+

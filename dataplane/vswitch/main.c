@@ -23,19 +23,51 @@ on_signal(int sig)
 	vswitch.quit = 1;
 }
 
+/* A stage's call that moved n packets in c cycles (calls that moved nothing are left out: an
+ * empty poll costs what an idle loop shows). */
+static inline void
+stage_add(struct vs_stage *st, unsigned int n, uint64_t c)
+{
+	if (n == 0)
+		return;
+	st->calls++;
+	st->packets += n;
+	st->cycles += c;
+	st->sum_pp += (double)n * n;
+	st->sum_cp += (double)c * n;
+}
+
+/* Each stage is timed between two TSC reads, the end of one the start of the next; the rest
+ * (ageing, control) ends at the next iteration's read, which is where an idle iteration's
+ * cycles are known. */
 static void
 loop(struct vswitch *vs)
 {
 	uint64_t ctl_every = vs->hz / 5000; /* the control socket every 200 µs */
 	int sems = vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED;
+	uint64_t now = rte_rdtsc(), prev = now;
+	int idle = 0;
 
 	while (!vs->quit) {
-		uint64_t now = rte_rdtsc();
+		unsigned int rx, nf, flushed;
+		uint64_t t_rx, t_nf, t_flush;
 
+		if (idle) {
+			vs->idle_loops++;
+			vs->idle_cycles += now - prev;
+		}
+		prev = now;
 		vs->now_tsc = now;
-		vs_poll_ports(vs, vs->rx_enabled);
-		vs_poll_nfs(vs);
-		vs_flush(vs);
+		rx = vs_poll_ports(vs, vs->rx_enabled);
+		t_rx = rte_rdtsc();
+		nf = vs_poll_nfs(vs);
+		t_nf = rte_rdtsc();
+		flushed = vs_flush(vs);
+		t_flush = rte_rdtsc();
+		stage_add(&vs->stages[VS_STAGE_RX], rx, t_rx - now);
+		stage_add(&vs->stages[VS_STAGE_NF], nf, t_nf - t_rx);
+		stage_add(&vs->stages[VS_STAGE_FLUSH], flushed, t_flush - t_nf);
+		idle = rx + nf + flushed == 0;
 		if (sems)
 			vs_age(vs, now);
 		if (now - vs->last_ctl_tsc > ctl_every) {
@@ -43,6 +75,11 @@ loop(struct vswitch *vs)
 			vs->last_ctl_tsc = now;
 		}
 		vs->loops++;
+		now = rte_rdtsc();
+	}
+	if (idle) {
+		vs->idle_loops++;
+		vs->idle_cycles += now - prev;
 	}
 }
 
@@ -89,17 +126,7 @@ drain(struct vswitch *vs)
 				sem_post(&vs->nfs[vs->active[i]].slot->sem);
 		vs_ctl_poll(vs);
 	}
-	for (i = 0; i < vs->n_active; i++) {
-		struct vs_nf *nf = &vs->nfs[vs->active[i]];
-		uint64_t before = vs->drops.nf_dead;
-
-		nf->slot->stop = 1;
-		sem_post(&nf->slot->sem);
-		vs_nf_reclaim(vs, nf);
-		vs->drops.in_flight_at_stop += vs->drops.nf_dead - before;
-		vs->drops.nf_dead = before;
-	}
-	vs_flush(vs);
+	vs->drops.in_flight_at_stop += vs_nfs_stop(vs);
 	drain_port_rings(vs);
 }
 

@@ -130,6 +130,23 @@ struct vs_port {
 	struct rte_mbuf *tx_buf[NFVP_BURST];
 };
 
+/* One stage of the poll loop, over its calls that moved at least one packet: what a fit of
+ * cycles = a + b * packets by least squares needs (n, sum x, sum y, sum x^2, sum xy). */
+struct vs_stage {
+	uint64_t calls;
+	uint64_t packets;
+	uint64_t cycles;
+	double sum_pp; /* packets^2 */
+	double sum_cp; /* cycles * packets */
+};
+
+enum vs_stage_id {
+	VS_STAGE_RX,    /* vs_poll_ports: receive, classify, hand to the first NF */
+	VS_STAGE_NF,    /* vs_poll_nfs: take back from the NFs, on to the next NF or a port */
+	VS_STAGE_FLUSH, /* vs_flush: the gathered bursts into the NF rings and the ports */
+	VS_STAGES,
+};
+
 struct vs_drops {
 	uint64_t port_tx;
 	uint64_t ring_full;
@@ -184,6 +201,9 @@ struct vswitch {
 	uint64_t now_tsc;             /* this poll loop's TSC: stamps packets handed to NFs */
 	uint64_t rx_hist[VS_HIST];
 	uint64_t nf_hist[VS_HIST];
+	struct vs_stage stages[VS_STAGES];
+	uint64_t idle_loops;          /* poll loop iterations that moved nothing */
+	uint64_t idle_cycles;         /* and their cycles, ageing and control included */
 };
 
 /* args.c */
@@ -197,11 +217,14 @@ void vs_ctl_poll(struct vswitch *vs);
 void vs_ctl_close(struct vswitch *vs);
 /* exchange.c */
 void vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src);
-void vs_poll_ports(struct vswitch *vs, int rx);
+/* Each returns how many packets it moved: received, taken back, handed to rings and ports. */
+unsigned int vs_poll_ports(struct vswitch *vs, int rx);
 unsigned int vs_poll_nfs(struct vswitch *vs);
-void vs_flush(struct vswitch *vs);
+unsigned int vs_flush(struct vswitch *vs);
 void vs_age(struct vswitch *vs, uint64_t now);
 void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
+/* The end of a run: stop every NF, free what they hold; returns how many packets that was. */
+uint64_t vs_nfs_stop(struct vswitch *vs);
 uint64_t vs_in_flight(const struct vswitch *vs);
 void vs_free(struct vswitch *vs, struct rte_mbuf *m);
 /* control.c */

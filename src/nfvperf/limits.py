@@ -23,6 +23,13 @@ MAX_JUMBO_FRAME = 9216
 #: flows in all, and flow classes sent together
 MAX_FLOWS = 65536
 MAX_CLASSES = 4
+#: the generator's naps with --idle sleep: at most, and none shorter than (microseconds)
+GEN_NAP_MAX_US = 20
+GEN_NAP_MIN_US = 2
+#: the generator's address sweeps: --dst-*-count, --dst-ip-step (a MAC's low 24 bits), and
+#: --src-mac-count, --vlan-count (QinQ tag pairs: 4094 x 4094)
+GEN_MAX_SWEEP = 16777216
+GEN_MAX_VLANS = 16760836
 #: services: chain steps served by parallel instances of one NF
 MAX_SERVICES = 64
 MAX_INSTANCES = 16

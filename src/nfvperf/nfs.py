@@ -42,11 +42,20 @@ class NF:
     generic_traffic: bool = False  # `dataplane run` feeds it its generic traffic
     #: options each instance needs of its own ({k}: the instance's index)
     instance_args: tuple[str, ...] = ()
+    #: it picks each packet's output port from its table (--port-base + entry mod --ports):
+    #: a chain run gives it the chain's port as its base, so what it forwards leaves there
+    picks_port: bool = False
 
     @property
     def binary(self) -> str:
         """The data plane's executable."""
         return f"nfvp-nf-{self.name}"
+
+    def passes(self, headers, args: tuple[str, ...] = ()) -> float:
+        """The share of packets with these headers (``chain.headers.Headers``) that the NF
+        hands on with these options: the rest it drops by design (no route, no MAC entry)."""
+        rule = DROP_RULES.get(self.name)
+        return 1.0 if rule is None else rule(headers, _options(args))
 
     def models(self) -> list[str]:
         """The references of its packaged EO models."""
@@ -64,15 +73,70 @@ CATALOGUE: dict[str, NF] = {nf.name: nf for nf in (
     NF("counter", "counts packets and bytes per flow", False, "packets", has_model=False,
        generic_traffic=True),
     NF("l2fwd", "L2 basic forwarding over a MAC table (Sec. 3.1.1)", True, "packets",
-       has_paper_model=True),
-    NF("learnsw", "L2 learning switch (Sec. 3.1.2)", False, "packets", has_paper_model=True),
-    NF("router", "IPv4 router, LPM lookup", True, "packets"),
+       has_paper_model=True, picks_port=True),
+    NF("learnsw", "L2 learning switch (Sec. 3.1.2)", False, "packets", has_paper_model=True,
+       picks_port=True),
+    NF("router", "IPv4 router, LPM lookup", True, "packets", picks_port=True),
     NF("nat", "source NAT (NAPT)", False, "packets",
        instance_args=("--public-ip", "192.0.2.1{k}")),
     NF("bng", "broadband network gateway, after Intel DPPD (Sec. 3.2)", False, "packets",
-       has_paper_model=True),
+       has_paper_model=True, picks_port=True),
     NF("ids", "Aho-Corasick IDS over every payload byte", False, "bytes"),
 )}
+
+def _options(args: tuple[str, ...]) -> dict[str, str]:
+    """An NF's ``--name value`` options as a mapping (``--name=value`` too)."""
+    out, key = {}, None
+    for a in args:
+        if key is not None:
+            out[key], key = a, None
+        elif a.startswith("--"):
+            name, eq, value = a[2:].partition("=")
+            if eq:
+                out[name] = value
+            else:
+                key = name
+    return out
+
+
+def _int(opts: dict[str, str], name: str, default: int) -> int:
+    try:
+        return int(opts[name], 0) if name in opts else default
+    except ValueError:
+        raise InputError("an integer", opts[name], field=f"--{name}") from None
+
+
+#: the router's tables (dataplane/nfs/router/main.c; a test reads its defaults there): /24
+#: routes 10.(r >> 8).(r & 255).0 for r < --routes, /28 routes of 11.0.0.0/12 (r in the
+#: address's bits 4-23) for r < --long-routes; anything else, and what is not IPv4, is dropped
+ROUTER_ROUTES, ROUTER_LONG_ROUTES = 65536, 4096
+#: the switches' MAC table (dataplane/nfs/common/mac_table.h): --fill (default --entries,
+#: default 2 Mi) MACs from 02:00:00:00:00:00 up, the generator's first destination MAC
+MAC_TABLE_ENTRIES = 2 << 20
+
+
+def _router(headers, opts: dict[str, str]) -> float:
+    if headers.encap != "none":         # an MPLS, S-tag or GRE-over-MPLS frame: not IPv4
+        return 0.0
+    ip = headers.dst_ip.addresses()
+    routes = _int(opts, "routes", ROUTER_ROUTES)
+    long_routes = _int(opts, "long-routes", ROUTER_LONG_ROUTES)
+    a = ip >> 24
+    hit = ((a == 10) & (((ip >> 8) & 0xFFFF) < routes)) | \
+        ((a == 11) & (((ip >> 4) & 0xFFFFF) < long_routes))
+    return float(hit.mean())
+
+
+def _l2fwd(headers, opts: dict[str, str]) -> float:
+    if "mac-base" in opts:
+        raise InputError("the MAC table's default base (a chain's destination MACs start at "
+                         "02:00:00:00:00:00)", opts["mac-base"], field="--mac-base")
+    fill = _int(opts, "fill", 0) or _int(opts, "entries", MAC_TABLE_ENTRIES)
+    return min(fill, headers.dst_mac_count) / headers.dst_mac_count
+
+
+#: NFs that drop packets by design, and the share they hand on
+DROP_RULES = {"router": _router, "l2fwd": _l2fwd}
 
 #: names of earlier releases -> the reference that replaces them
 RENAMED = {"l2_basic_forwarding": "l2fwd@paper", "l2_learning_switch": "learnsw@paper",

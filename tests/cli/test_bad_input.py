@@ -30,7 +30,7 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["estimate", "nope"], 'model: expected a packaged model (bng, bng@paper, ids, l2fwd, '
+    (["estimate", "nope"], 'model: expected a packaged model (bng, bng@paper, forward, ids, l2fwd, '
      'l2fwd@paper, learnsw, learnsw@paper, mpls, mpls@paper, nat, router) or a YAML file, '
      'found "nope"'),
     (["estimate", "bng@paper", "-s", "63"], "--packet-size: expected a frame size in bytes from 64 to "

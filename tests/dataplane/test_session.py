@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from nfvperf import limits
 from nfvperf.dataplane.session import Session, chain_mac
 
 pytestmark = [pytest.mark.dataplane]
@@ -78,6 +79,43 @@ def test_counter_drops_are_counted_at_the_nf(dataplane):
         vs = s.close()
     assert vs["dropped"]["nf"] == gen["sent"] // 4
     assert gen["received"] == gen["sent"] - gen["sent"] // 4
+
+
+@pytest.mark.parametrize("arch", ["double-buffer", "shared-ring", "isolated"])
+def test_reports_hold_the_loop_stages_the_naps_and_the_latency_histogram(dataplane, arch):
+    """What a model of the data plane is fitted to, consistent with the counts beside it: the
+    vSwitch's per-stage cycles, the generator's naps and its latency histograms."""
+    with Session(arch) as s:
+        s.add_nfs("forward", ["f"])
+        s.set_chain(0, ["f"])
+        gen = _traffic(s, 1, rate_pps=100_000, duration_s=0.3)
+        vs = s.close()
+    st = vs["stages"]
+    assert st["rx"]["packets"] == sum(p["rx"] for p in vs["ports"]) > 0
+    assert 0 < st["nf"]["packets"] <= sum(nf["returned"] for nf in vs["per_nf"])
+    for name in ("rx", "nf", "flush"):
+        x = st[name]
+        assert 0 < x["calls"] <= x["packets"] and x["cycles"] > 0
+        # sums of squares and products: no less than their values at the mean (Cauchy-Schwarz)
+        assert x["sum_pp"] >= x["packets"] ** 2 / x["calls"] * (1 - 1e-12)
+        assert x["sum_cp"] > 0
+    assert st["rx"]["calls"] + st["idle_loops"] <= vs["loops"] and st["idle_cycles"] > 0
+
+    naps = gen["naps"]                  # --idle sleep, 100 kpps: a burst due every 320 µs
+    assert len(naps["samples"]) == min(naps["count"], 4096) > 0
+    assert all(limits.GEN_NAP_MIN_US * 1000 <= q <= limits.GEN_NAP_MAX_US * 1000 and s > 0
+               for q, s in naps["samples"])
+    assert naps["requested_ns_sum"] >= sum(q for q, _ in naps["samples"])
+    assert naps["slept_ns_sum"] >= sum(s for _, s in naps["samples"])
+
+    stamped = gen["received"] - gen["bad_stamp"]
+    for lat, got in [(gen["latency_ns"], stamped),
+                     *((c["latency_ns"], c["received"]) for c in gen["classes"])]:
+        hist = lat["hist"]
+        assert sum(n for _, _, n in hist) == lat["count"] == got > 0
+        assert all(lo < hi and n > 0 for lo, hi, n in hist)
+        assert all(a[1] <= b[0] for a, b in zip(hist, hist[1:]))
+        assert hist[0][0] <= lat["min"] < hist[0][1] and hist[-1][0] <= lat["max"] < hist[-1][1]
 
 
 def _shared_maps(pid: int) -> set[str]:

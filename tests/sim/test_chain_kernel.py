@@ -74,7 +74,7 @@ def tie(**over) -> dict:
         warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
         sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
         stall_d=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64), gen_w=np.zeros(0),
-        gen_b=np.zeros(0), hop=0.0)
+        gen_b=np.zeros(0), hop=0.0, keep=np.ones(2))
     return {**args, **over}
 
 
@@ -151,3 +151,12 @@ def test_a_core_is_stalled_by_its_own_stalls_only():
                    stall_off=np.array([0, 0, 0, 0, 1]))
     _, _, _, cls_lat, _, _ = kn.run_chain(*tie(**stalled).values())
     assert sorted(cls_lat * 1e6) == pytest.approx([11, 12, 13])
+
+
+def test_an_nf_drops_by_design_the_share_it_does_not_keep():
+    """The second service keeps none of its packets: all three are served there, none leave
+    the chain, each is counted dropped (by the NF, not a full ring) at its class."""
+    stats, _, cls_stats, _, _, _ = kn.run_chain(*tie(keep=np.array([1.0, 0.0])).values())
+    assert list(cls_stats[:, 1]) == [0, 0, 0] and list(cls_stats[:, 2]) == [1, 1, 1]
+    assert stats[1, 0, kn.I_SERVED] == stats[1, 0, kn.I_DISCARDED] == 3
+    assert stats[1, 0, kn.I_DROPPED] == 0

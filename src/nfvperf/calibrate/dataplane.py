@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -97,28 +96,21 @@ def stalls(cpu: int, seconds: float = 3.0) -> dict:
             "durations_us": [round(g * 1e6, 1) for _, g in gaps] or [0.0]}
 
 
-def _children_cpu_s() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def smallest_chain(rate_pps: float, *, duration_s: float, vswitch_cpu: int, nf_cpu: int,
                    gen_cpu: int) -> dict:
     """One run of one ``forward`` NF at ``rate_pps`` (64 B, one flow): the generator's and the
-    vSwitch's reports, and the generator's CPU time (reaped alone, while the others run)."""
+    vSwitch's reports (the generator's has its CPU time while it sent)."""
     from nfvperf.dataplane.session import Session, chain_mac
 
     with Session("double-buffer", vswitch_cpu=vswitch_cpu) as s:
         s.add_nfs("forward", ["fwd"], cpu=nf_cpu)
         s.add_service("s0", ["fwd"])
         s.set_chain(0, ["s0"])
-        before = _children_cpu_s()
         s.start_traffic(rate_pps=rate_pps, frame_bytes=64, macs=[chain_mac(0)],
                         duration_s=duration_s, cpu=gen_cpu)
         gen = s.wait_traffic()
-        gen_cpu_s = _children_cpu_s() - before
         vs = s.close()
-    return {"rate_pps": rate_pps, "gen": gen, "vswitch": vs, "gen_cpu_s": gen_cpu_s}
+    return {"rate_pps": rate_pps, "gen": gen, "vswitch": vs}
 
 
 def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_cpu: int = 1,
@@ -206,11 +198,12 @@ def _nf_loop(runs: list[dict]) -> dict:
 def _generator(runs: list[dict]) -> dict:
     """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
     through the origin over the runs)."""
-    over = [max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"]]
-    step = max(1, len(over) // KEEP_SAMPLES)
-    over = sorted(over)[::step] or [0.0]
+    over = sorted(max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"])
+    if len(over) > KEEP_SAMPLES:      # evenly spaced quantiles of them
+        over = [over[(2 * i + 1) * len(over) // (2 * KEEP_SAMPLES)] for i in range(KEEP_SAMPLES)]
+    over = over or [0.0]
     rows = [(r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"],
-             r["gen_cpu_s"] * 1e6) for r in runs]
+             r["gen"]["send_cpu_ns"] / 1e3) for r in runs]
     sww = sum(w * w for w, _, _ in rows)
     spp = sum(p * p for _, p, _ in rows)
     swp = sum(w * p for w, p, _ in rows)

@@ -143,7 +143,8 @@ def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
     }
 
 
-def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped") -> str:
+def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped",
+                 dataplane: dict | None = None) -> str:
     """The profile as YAML text, commented: what was measured, how, and its spread."""
     v = derive(host, d, access)
     c2c_known = bool(d.get("core_to_core"))
@@ -233,6 +234,12 @@ conventions:
   mem_io_l3_access: {'false' if c2c_known else 'true'}
 
 """
+    if dataplane is not None:
+        from nfvperf.calibrate.dataplane import section_yaml
+
+        lines += ("# the data plane's own costs here (nfvperf.hostmodel): what the chain "
+                  "simulator adds to the NFs\n# to predict what the data plane reports\n"
+                  + section_yaml(dataplane) + "\n")
     return lines + yaml.safe_dump({"calibration": raw}, sort_keys=False, width=100)
 
 

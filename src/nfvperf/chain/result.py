@@ -110,6 +110,9 @@ class ChainResult:
     classes: list[ClassResult]
     services: list[ServiceResult]
     scaling: list[ScaleResult] = field(default_factory=list)
+    #: end-to-end latency's histogram: [low µs, high µs, packets] per bin that has packets
+    #: (the simulator's bins, or the generator's), for CDFs
+    latency_hist_us: list[list[float]] | None = None
 
     def __post_init__(self) -> None:
         assert self.backend in BACKENDS and set(self.dropped) == set(DROP_PLACES)

@@ -28,6 +28,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from nfvperf import limits, nfs, units
+from nfvperf.chain.headers import Headers
 from nfvperf.chain.policies import POLICIES, weights_problem
 from nfvperf.errors import InputError
 from nfvperf.files import FileModel
@@ -71,6 +72,8 @@ class ServiceSpec(_Checked):
                             description="the NF's own options; {k} is the instance's index "
                                         "(a NAT instance's own --public-ip 192.0.2.1{k})")
     params: dict[str, float] = Field(default_factory=dict, description="the EO model's params")
+    path: str | None = Field(None, description="the EO model's path these packets take "
+                             "(default: its mix, or its only path)")
     cpu: int | None = Field(None, ge=0, description="CPU of its instances (default: the run's "
                             "NF CPU); instances that name one CPU share it")
 
@@ -163,8 +166,16 @@ class ChainSpec(_Checked):
     services: list[ServiceSpec] = Field(min_length=1, max_length=limits.MAX_CHAIN_LEN)
     traffic: list[TrafficClass] | None = Field(None, min_length=1,
                                                max_length=limits.MAX_CLASSES)
+    headers: Headers = Field(default_factory=Headers, description="what the generator "
+                             "writes in the headers: address sweeps, encapsulation")
     scale: list[ScaleEvent] = Field(default_factory=list)
     targets: Targets = Field(default_factory=Targets)
+
+    def passes(self, i: int) -> float:
+        """The share of its packets service ``i``'s NF hands on (the rest it drops by design:
+        no route, no MAC entry for these headers); 1 for an NF outside the catalogue."""
+        s = self.services[i]
+        return 1.0 if s.catalogued is None else s.catalogued.passes(self.headers, s.args)
 
     def problem(self) -> tuple[tuple, str, object] | None:
         """What pydantic cannot see — policies against the NFs, weights, scale events, flows:
@@ -181,6 +192,10 @@ class ChainSpec(_Checked):
             bad = weights_problem(s.weights, s.instances)
             if bad:
                 return ("services", i, "weights"), *bad
+            try:
+                self.passes(i)
+            except InputError as exc:
+                return ("services", i, "args"), f"{exc.field} {exc.expected}", exc.found
         for j, e in enumerate(self.scale):
             if e.service >= len(self.services):
                 return (("scale", j, "service"), f"a service index 0..{len(self.services) - 1}",

@@ -22,11 +22,16 @@ def calibrate(
     access: Annotated[str, typer.Option(
         "--access", help="Price loads overlapped (as in bursts of packets) or dependent "
         "(one at a time: latency, as the paper).")] = "overlapped",
+    dataplane: Annotated[bool, typer.Option(
+        "--dataplane/--no-dataplane", help="Measure the data plane's own costs too (its "
+        "vSwitch, NF loop, generator, turns, stalls: the profile's dataplane section, which "
+        "`chain validate` needs; about a minute, 15 s with --quick).")] = True,
     fmt: FormatOpt = Format.table,
     quiet: QuietOpt = False,
 ) -> None:
-    """Measure this host (TSC, cache and DRAM latencies, rte_hash, rte_lpm, checksums, copies)
-    and write a platform profile for `nfvperf estimate --platform`."""
+    """Measure this host (TSC, cache and DRAM latencies, rte_hash, rte_lpm, checksums, copies,
+    and the data plane's own costs) and write a platform profile for `nfvperf estimate
+    --platform` and `nfvperf chain validate`."""
     from nfvperf.calibrate import describe_host, measure, profile_yaml
     from nfvperf.calibrate.profile import ACCESS_MODES, derive
     from nfvperf.errors import InputError
@@ -37,7 +42,15 @@ def calibrate(
     host = describe_host(tsc_from_log=True)
     with stages() as say:
         data = measure(host, quick=quick, cpu=cpu, progress=say)
-    text = profile_yaml(host, data, name=name, access=access)
+    section = None
+    if dataplane:
+        from nfvperf.calibrate import dataplane as dp
+
+        with stages() as say:
+            raw = dp.measure(quick=quick, vswitch_cpu=0 if cpu else 1, nf_cpu=cpu,
+                             gen_cpu=cpu, progress=say)
+        section = dp.derive(raw)
+    text = profile_yaml(host, data, name=name, access=access, dataplane=section)
     if not quiet:
         from nfvperf.calibrate.sanity import doubts
 

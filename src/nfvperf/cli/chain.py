@@ -11,10 +11,11 @@ import typer
 from nfvperf.cli.common import (DEFAULT_PLATFORM, App, ArchOpt, DurationOpt, FlowsOpt, Format,
                                 FormatOpt, GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, QuietOpt,
                                 RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, app, emit, set_quiet,
-                                stages)
+                                stages, write_file)
 
 chain_app = App(help="Chains of services with parallel NF instances: predict one "
-                "(simulate) or measure it on the data plane (run).", no_args_is_help=True)
+                "(simulate), measure it on the data plane (run), or both side by side "
+                "(validate).", no_args_is_help=True)
 app.add_typer(chain_app, name="chain")
 
 ChainFileArg = Annotated[Path, typer.Argument(
@@ -35,6 +36,11 @@ def chain_simulate(
         "--arrivals", help="poisson or paced (as nfvp-gen) [default: the options' or "
         "poisson].")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the arrivals.")] = None,
+    host: Annotated[bool, typer.Option(
+        "--host", help="Run it as the data plane does on the profile's host (its dataplane "
+        "section, `nfvperf calibrate`): the NF core shared in turns and with the generator, "
+        "paced sends, the host's stalls, the vSwitch's passes; predicts what `chain run` "
+        "reports.")] = False,
     packet_size: PacketSizeOpt = 64,
     rate_mpps: RateMppsOpt = None,
     rate_gbps: RateGbpsOpt = None,
@@ -54,11 +60,16 @@ def chain_simulate(
     set_quiet(quiet)
     spec = load_chain(chain)
     options = load_options(sim) if sim is not None else SimOptions()
+    prof = load_platform(platform)
+    if host:
+        from nfvperf.sim.host import host_options
+
+        options = host_options(prof, len(spec.services),
+                               base=options if sim is not None else None)
     changes = {k: v for k, v in (("arrivals", arrivals), ("seed", seed)) if v is not None}
     if changes:
         options = SimOptions.model_validate({**options.model_dump(), **changes})
     default = default_class(packet_size, rate_mpps, rate_gbps, flows)
-    prof = load_platform(platform)
     with stages() as say:
         if say:
             say("simulating", 0, 1)
@@ -95,6 +106,61 @@ def chain_run(
                            vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
                            progress=say)
     _show(result.to_dict(), fmt, out)
+
+
+@chain_app.command("validate")
+def chain_validate(
+    chain: ChainFileArg,
+    platform: Annotated[str, typer.Option(
+        "--platform", "-p", help="This host's profile, with its dataplane section (`nfvperf "
+        "calibrate`).")],
+    load: Annotated[Optional[str], typer.Option(
+        "--load", help="Offered loads as fractions of the predicted capacity of the NF core, "
+        "comma-separated (e.g. 0.2,0.5,0.8,1.2) [default: the chain's own traffic].")] = None,
+    runs: Annotated[int, typer.Option("--runs", help="Runs of each load (each predicted for "
+                                      "its own CPU placement).")] = 3,
+    sim: Annotated[Optional[Path], typer.Option(
+        "--sim", help="Simulator options over those of the host (YAML).")] = None,
+    report: Annotated[Optional[Path], typer.Option(
+        "--report", help="Write an HTML report (latency CDFs, load curves, every row).")] = None,
+    arch: ArchOpt = "double-buffer",
+    packet_size: PacketSizeOpt = 64,
+    rate_mpps: RateMppsOpt = None,
+    rate_gbps: RateGbpsOpt = None,
+    flows: FlowsOpt = 1,
+    duration: DurationOpt = 1.0,
+    vswitch_cpu: VswitchCpuOpt = 0,
+    nf_cpu: NfCpuOpt = 1,
+    gen_cpu: GenCpuOpt = 1,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Predict a chain as the data plane runs it on this host and measure it there: every
+    quantity predicted, measured and its error, end to end and per instance."""
+    from nfvperf.chain import load_chain
+    from nfvperf.dataplane.sweep import parse_list
+    from nfvperf.eo.platform import load_platform
+    from nfvperf.sim.options import load_options
+    from nfvperf.validation.chain import validate_chain
+    from nfvperf.validation.views import chain_rows, chain_table
+
+    set_quiet(quiet)
+    spec = load_chain(chain, runnable=True)
+    prof = load_platform(platform)
+    options = load_options(sim) if sim is not None else None
+    loads = parse_list(load, "--load", float) if load else None
+    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    with stages() as say:
+        result = validate_chain(spec, prof, loads=loads, runs=runs, duration_s=duration,
+                                arch=arch, default=default, vswitch_cpu=vswitch_cpu,
+                                nf_cpu=nf_cpu, gen_cpu=gen_cpu, sim=options, progress=say)
+    if report is not None:
+        from nfvperf.io import write_atomic
+        from nfvperf.validation.chain_report import html_report
+
+        write_file(report, "--report", lambda p: write_atomic(p, html_report(result)))
+    emit(result, fmt, out, lambda d: [chain_table(d)], csv_rows=chain_rows(result))
 
 
 def _show(result: dict, fmt: Format, out: Path | None) -> None:

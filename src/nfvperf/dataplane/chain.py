@@ -13,6 +13,10 @@ from nfvperf.chain import (DROP_PLACES, ChainResult, ChainSpec, ClassResult, Ins
                            integer_weights, loss)
 
 
+#: the port a chain's packets leave by (where the generator reads them)
+OUT_PORT = 1
+
+
 def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
               default: TrafficClass | None = None, duration_s: float = 1.0,
               vswitch_cpu: int = 0, nf_cpu: int = 1, gen_cpu: int = 1,
@@ -35,17 +39,23 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
     with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total)) as s:
         for i, svc in enumerate(spec.services):
             names = [instance_name(i, svc.nf, k) for k in range(spec.most_instances(i))]
+            # an NF that picks its packets' port sends them out of the chain's
+            base = ("--port-base", str(OUT_PORT)) if svc.catalogued.picks_port and \
+                "--port-base" not in svc.args else ()
             for k, name in enumerate(names):
                 s.add_nfs(svc.nf, [name], cpu=nf_cpu if svc.cpu is None else svc.cpu,
-                          args=tuple(a.replace("{k}", str(k)) for a in svc.args))
+                          args=base + tuple(a.replace("{k}", str(k)) for a in svc.args))
             s.add_service(f"s{i}", names[:svc.instances], policy=svc.policy,
                           stateless=svc.is_stateless, cost=svc.cost_driver,
                           large_bytes=svc.large_bytes,
                           weights=integer_weights(svc.weights, svc.instances))
-        s.set_chain(0, [f"s{i}" for i in range(len(spec.services))])
+        s.set_chain(0, [f"s{i}" for i in range(len(spec.services))], out_port=OUT_PORT)
+        if spec.headers.dst_mac_count > 1:      # MACs beyond the chain's own: to it too
+            s.default_chain(0)
         s.start_traffic(rate_pps=sum(c.pps for c in classes), frame_bytes=classes[0].frame_bytes,
                         macs=[chain_mac(0)], duration_s=duration_s, cpu=gen_cpu,
-                        classes=[(c.frame_bytes, c.pps, c.run_flows) for c in classes])
+                        classes=[(c.frame_bytes, c.pps, c.run_flows) for c in classes],
+                        extra=spec.headers.gen_args())
         t0 = time.monotonic()
         failed: list[BaseException] = []
         scaler = threading.Thread(target=_scale, args=(s, spec, t0, events, failed),
@@ -132,4 +142,5 @@ def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict,
         delivered_gbps=gen["received_bytes"] * 8 / dur / 1e9,
         latency_us=_latency(gen["latency_ns"], 1e-3), dropped=dropped,
         in_flight=vs["dropped"]["in_flight_at_stop"], classes=classes, services=services,
-        scaling=events)
+        scaling=events, latency_hist_us=[[lo / 1e3, hi / 1e3, n] for lo, hi, n in
+                                         gen["latency_ns"].get("hist", [])] or None)

@@ -335,5 +335,8 @@ class Session:
         self.logs.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
         for leftover in glob.glob(f"/dev/hugepages/{self.prefix}*"):
-            os.unlink(leftover)
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:   # DPDK removed it between the glob and here
+                pass
         shutil.rmtree(f"/var/run/dpdk/{self.prefix}", ignore_errors=True)

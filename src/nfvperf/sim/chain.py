@@ -61,8 +61,14 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
                              svc.nf, field=f"services[{i}].nf")
         model = load_nf(ref)
         for j, fb in enumerate(frame_sizes):
-            out[i, j] = estimate(model, platform, frame_bytes=fb,
-                                 params=svc.params)[-1].cycles_per_packet
+            rows = estimate(model, platform, frame_bytes=fb, params=svc.params)
+            row = rows[-1] if svc.path is None else \
+                next((r for r in rows if r.path == svc.path), None)
+            if row is None:
+                raise InputError("a path of the NF's model (" + ", ".join(
+                    dict.fromkeys(r.path for r in rows)) + ")", svc.path,
+                    field=f"services[{i}].path")
+            out[i, j] = row.cycles_per_packet
         out[i] += cost.packet_overhead_cycles
     return out
 
@@ -194,7 +200,8 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         np.array([warm + ev.at_s for ev in events], dtype=float),
         np.array([ev.service for ev in events], dtype=np.int64),
         np.array([ev.instances for ev in events], dtype=np.int64), sc_w, *stalls,
-        wakes, runs, options.hop_us * 1e-6)
+        wakes, runs, options.hop_us * 1e-6,
+        np.array([spec.passes(i) for i in range(S)]))
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,
                            moved=int(m), flows=None, hash_moved=None, mod_moved=None)
                for ev, m in zip(events, moved)]
@@ -270,16 +277,16 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
         inst = []
         for k in range(spec.most_instances(i)):
             st = stats[i, k]
-            served, offered, dropped = (int(st[x]) for x in (kn.I_SERVED, kn.I_OFFERED,
-                                                             kn.I_DROPPED))
+            served, offered, full, discarded = (int(st[x]) for x in (
+                kn.I_SERVED, kn.I_OFFERED, kn.I_DROPPED, kn.I_DISCARDED))
             batched = st[kn.I_BATCHED]
             inst.append(InstanceResult(
                 name=instance_name(i, svc.nf, k), in_service_at_end=k < final,
                 # as the data plane: a removed instance pins nothing
                 flows=int(st[kn.I_FLOWS]) if k < final else None, offered=offered,
-                delivered=served, dropped=dropped, ring_full=dropped,
-                in_flight=offered - served - dropped, bytes=int(st[kn.I_BYTES]),
-                latency_us=_latency(soj[i, k], served, st[kn.I_SOJOURN]),
+                delivered=served - discarded, dropped=full + discarded, ring_full=full,
+                in_flight=offered - served - full, bytes=int(st[kn.I_BYTES]),
+                latency_us=_latency(soj[i, k], served - discarded, st[kn.I_SOJOURN]),
                 cycles_per_packet=float(st[kn.I_CYCLES] / batched) if batched else None,
                 mean_batch=float(batched / st[kn.I_BATCHES]) if st[kn.I_BATCHES] else None))
         services.append(ServiceResult(
@@ -291,10 +298,21 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
             flows_moved=sum(e.moved for e in scaling if e.service == i), instances=inst))
     o, d, x = (int(v) for v in cls_stats[:, :3].sum(axis=0))
     dropped = dict.fromkeys(DROP_PLACES)
-    dropped["ring_full"] = x
+    dropped["nf"] = int(stats[:, :, kn.I_DISCARDED].sum())
+    dropped["ring_full"] = x - dropped["nf"]
     return ChainResult(
         chain=spec.name, backend="simulator", arch=None, duration_s=dur, offered_packets=o,
         delivered_packets=d, loss_pct=loss(o, d), delivered_mpps=d / dur / 1e6,
         delivered_gbps=sum(r.delivered_gbps for r in cls_rows),
         latency_us=_latency(cls_hist.sum(axis=0), d, cls_lat.sum()), dropped=dropped,
-        in_flight=o - d - x, classes=cls_rows, services=services, scaling=scaling)
+        in_flight=o - d - x, classes=cls_rows, services=services, scaling=scaling,
+        latency_hist_us=_hist(cls_hist.sum(axis=0)))
+
+
+def _hist(hist: np.ndarray) -> list[list[float]]:
+    """The kernel's log-binned histogram as [low µs, high µs, packets] of its non-empty bins."""
+    from nfvperf.sim.chain_kernel import LAT_LO, LAT_PER_DECADE
+
+    edges = LAT_LO * 10 ** (np.arange(hist.size + 1) / LAT_PER_DECADE) * 1e6
+    return [[float(edges[i]), float(edges[i + 1]), float(hist[i])]
+            for i in np.flatnonzero(hist)]

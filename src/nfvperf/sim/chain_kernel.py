@@ -34,14 +34,16 @@ from numba import njit
 
 from nfvperf.chain.policies import POLICY_CODES
 from nfvperf.limits import NF_AWARE_DECAY_MS
-from nfvperf.sim.chain_state import (END_OF_BATCH, H_N, RETRY, TURN, Counters, Gen, Inputs,
-                                     Sim, Stalls, check_inputs, received, new_cores, new_heap, new_policy,
-                                     new_queues, pop, push)
+from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read through here
+    END_OF_BATCH, H_N, I_BATCHED, I_BATCHES, I_BYTES, I_CYCLES, I_DISCARDED, I_DROPPED,
+    I_FLOWS, I_OFFERED, I_SERVED, I_SOJOURN, I_STATS, RETRY, TURN, Counters, Gen, Inputs, Sim,
+    Stalls, check_inputs, new_cores, new_heap, new_policy, new_queues, pop, push, received,
+    scale)
 
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "c3ea6466d85e5c8c"
+STATE_DIGEST = "d0fc0835e232aa24"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -51,11 +53,6 @@ LAT_LO = 1e-8
 LAT_PER_DECADE = 20.0
 DECAY_S = NF_AWARE_DECAY_MS * 1e-3   # nf-aware: loads weigh the last ~100 ms, as the vSwitch
 
-# per-instance counters
-# (I_CYCLES: cycles of its batches; I_BATCHED: packets in them)
-I_OFFERED, I_DROPPED, I_SERVED, I_BATCHES, I_SOJOURN, I_BYTES, I_FLOWS, I_CYCLES, I_BATCHED = \
-    range(9)
-I_STATS = 9
 
 
 @njit(cache=True)
@@ -308,6 +305,12 @@ def _end_of_batch(m, s0, k0, t):
         rec = inp.t_arr[p] >= inp.warmup
         if rec:
             cnt.stats[s0, k0, I_SERVED] += 1
+        if inp.keep[s0] < 1.0 and _hash(p, S + s0) >= inp.keep[s0]:
+            if rec:             # the NF's verdict: dropped by design (it does not come back)
+                cnt.stats[s0, k0, I_DISCARDED] += 1
+                cnt.cls[inp.cls[p], 2] += 1
+            continue
+        if rec:
             st = t - q.t_enq[p]
             cnt.stats[s0, k0, I_SOJOURN] += st
             cnt.soj[s0, k0, lat_bin(st)] += 1
@@ -346,25 +349,10 @@ def _end_of_batch(m, s0, k0, t):
 
 
 @njit(cache=True)
-def _scale(pol, cnt, e, sc_s, sc_n, sc_w):
-    """Scale event e: service sc_s[e] has its first sc_n[e] instances, weighted sc_w[e]; the
-    flows of removed instances are placed again (moved) when their next packet comes."""
-    s = sc_s[e]
-    pol.n_inst[s] = sc_n[e]
-    for k in range(pol.weights.shape[1]):
-        pol.weights[s, k] = sc_w[e, k]
-    for f in range(pol.pin.shape[1]):
-        if pol.pin[s, f] >= sc_n[e]:
-            cnt.stats[s, pol.pin[s, f], I_FLOWS] -= 1
-            pol.pin[s, f] = -1
-            cnt.moved[e] += 1
-
-
-@njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
               warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_off, gen_w, gen_b,
-              hop):
+              hop, keep):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event). Packets that arrive before ``warmup_s`` are simulated but not counted.
@@ -374,11 +362,12 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     placed again (moved), and removed instances finish the packets they hold. Core c's stalls
     are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]``; the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
-    the vSwitch adds to the latency (S + 1 passes). Arrays are sized
+    the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
+    service s hands on (the NF drops the rest by design). Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
     inputs the arrays cannot hold (``chain_state.check_inputs``)."""
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
-                 speed, capacity, beta, warmup_s, quantum, switch)
+                 speed, capacity, beta, warmup_s, quantum, switch, keep)
     check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
                  stall_d, stall_off, gen_w, gen_b)
     S, K = speed.shape
@@ -397,7 +386,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     while nxt < P or h.top[H_N] > 0:
         t_evt = min(t_arr[nxt] if nxt < P else np.inf, h.t[0] if h.top[H_N] > 0 else np.inf)
         while e < sc_t.shape[0] and sc_t[e] <= t_evt:
-            _scale(m.pol, cnt, e, sc_s, sc_n, sc_w)
+            scale(m.pol, cnt, e, sc_s, sc_n, sc_w)
             e += 1
         if nxt < P and (h.top[H_N] == 0 or t_arr[nxt] <= h.t[0]):
             _arrival(m, nxt, t_arr[nxt])

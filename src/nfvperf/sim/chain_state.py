@@ -36,14 +36,22 @@ from numba import njit
 
 from nfvperf.chain.policies import POLICY_CODES
 
+# per-instance counters
+# (I_DROPPED: its ring was full; I_CYCLES: cycles of its batches; I_BATCHED: packets in
+# them; I_DISCARDED: served, and dropped by the NF by design)
+I_OFFERED, I_DROPPED, I_SERVED, I_BATCHES, I_SOJOURN, I_BYTES, I_FLOWS, I_CYCLES, I_BATCHED, \
+    I_DISCARDED = range(10)
+I_STATS = 10
+
 #: kinds of events
 END_OF_BATCH, TURN, RETRY = 0, 1, 2
 N_POLICIES = len(POLICY_CODES)
 
 #: the run's inputs, as ``run_chain`` takes them (``capacity``: packets a ring holds; ``beta``:
-#: a batch's most; ``warmup``, ``quantum``, ``switch`` in seconds)
+#: a batch's most; ``warmup``, ``quantum``, ``switch`` in seconds; ``keep[s]``: the share of
+#: packets service s's NF hands on, the rest it drops by design)
 Inputs = namedtuple("Inputs", "t_arr cls flow size policy large_bytes cost_bytes cost overhead "
-                              "speed capacity beta warmup quantum switch")
+                              "speed capacity beta warmup quantum switch keep")
 #: rings of packets (``ring[s, k]``: ``n`` packets from ``head``), when each packet reached its
 #: ring, the batch each instance serves, and whether it is busy (serving it, or holding it
 #: while its core is stalled)
@@ -159,6 +167,21 @@ def received(gen, t):
 
 
 @njit(cache=True)
+def scale(pol, cnt, e, sc_s, sc_n, sc_w):
+    """Scale event e: service sc_s[e] has its first sc_n[e] instances, weighted sc_w[e]; the
+    flows of removed instances are placed again (moved) when their next packet comes."""
+    s = sc_s[e]
+    pol.n_inst[s] = sc_n[e]
+    for k in range(pol.weights.shape[1]):
+        pol.weights[s, k] = sc_w[e, k]
+    for f in range(pol.pin.shape[1]):
+        if pol.pin[s, f] >= sc_n[e]:
+            cnt.stats[s, pol.pin[s, f], I_FLOWS] -= 1
+            pol.pin[s, f] = -1
+            cnt.moved[e] += 1
+
+
+@njit(cache=True)
 def new_queues(S, K, capacity, beta, P):
     z = np.zeros((S, K), dtype=np.int64)
     return Queues(np.zeros((S, K, capacity), dtype=np.int64), z, z.copy(), np.zeros(P),
@@ -221,7 +244,7 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
     if S < 1 or K < 1 or C < 1:
         raise ValueError("chain kernel: no service, instance or class")
     if n_inst.shape[0] != S or weights.shape != (S, K) or core.shape != (S, K) or \
-            inp.cost.shape != (S, C) or inp.overhead.shape[0] != S or \
+            inp.cost.shape != (S, C) or inp.overhead.shape[0] != S or inp.keep.shape[0] != S or \
             inp.policy.shape[0] != S or inp.large_bytes.shape[0] != S or \
             inp.cost_bytes.shape[0] != S:
         raise ValueError("chain kernel: per-service arrays of different sizes")

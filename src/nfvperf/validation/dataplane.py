@@ -120,7 +120,7 @@ def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
-def _as_placed_now(platform, l2_bytes: int):
+def as_placed_now(platform, l2_bytes: int):
     """The profile as the machine is placed now, and the ratio of the core-to-core trip now to
     at calibration (None where unknown). A virtual machine's CPUs move between near and far
     placements (the trip changes by 8x, every NF's cycles with it): the I/O EOs, priced by that
@@ -165,7 +165,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         model = load_nf(nf)
         runs = []
         for _ in range(repeats):
-            placed, ratio = _as_placed_now(platform, int(platform.cache.l2_bytes))
+            placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
             m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
             rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params)
             m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \

@@ -37,3 +37,42 @@ def plan_table(rows: list[dict[str, Any]]) -> Any:
         Column("predicted_cycles_per_packet", "cycles predicted", lambda v: fmt(v)),
         Column("measured_cycles_per_packet", "measured", lambda v: fmt(v))],
         title="the plan on this machine's data plane, scaled to its one NF core")
+
+
+def chain_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row per load, place and quantity of a chain's validation (the table and the CSV)."""
+    rows = []
+    for p in d["points"]:
+        at = "its traffic" if p["load"] is None else f"{p['load']:g} of capacity"
+        places = [("end to end", p["end_to_end"])] + [
+            (i["name"], {k: v for k, v in i.items() if k != "name"})
+            for s in p["services"] for i in s["instances"]]
+        for where, quantities in places:
+            for q, v in quantities.items():
+                rows.append({"load": at, "offered_mpps": p["offered_mpps"], "where": where,
+                             "quantity": q, "predicted": v["predicted"],
+                             "measured": v["measured"], "error": v["error"],
+                             "unit": v["unit"], "within": v["within"]})
+    return rows
+
+
+def chain_table(d: dict[str, Any]) -> Any:
+    """Prediction beside measurement for every quantity (nfvperf chain validate)."""
+    def fmt(v, spec=".3g"):
+        return "–" if v is None else format(v, spec)
+
+    def err(row):
+        if row["error"] is None:
+            return "–"
+        mark = "" if row["within"] is None else (" ✓" if row["within"] else " ✗")
+        unit = " pp" if row["unit"] == "points" else " %"
+        return f"{row['error']:+.1f}{unit}{mark}"
+
+    rows = [{**r, "err": err(r)} for r in chain_rows(d)]
+    return table(rows, [
+        Column("load", "load", justify="left"), Column("where", "where", justify="left"),
+        Column("quantity", "quantity", justify="left"),
+        Column("predicted", "predicted", fmt), Column("measured", "measured", fmt),
+        Column("err", "error", justify="right")],
+        title=f"{d['chain']}: predicted ({d['platform']}) vs measured on the data plane, "
+              f"median of {d['runs']} run(s); ✓/✗: within the target or not")

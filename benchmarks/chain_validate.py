@@ -1,0 +1,142 @@
+"""Every chain of benchmarks/chains/ predicted and measured on this host, at loads from light to
+overload (fractions of the predicted capacity of the NF core), and the share of points within
+each target:
+
+    python benchmarks/chain_validate.py --platform out/host.yaml [-o out/chain_validate]
+        [--loads 0.2,0.5,0.8,1.5] [--runs 3] [--duration 1] [--chains nat,router]
+
+The profile must come from `nfvperf calibrate` on this host (full, with its dataplane
+section). Targets (end to end, per point): delivered throughput within 10 % in >= 90 % of the
+points; loss within 2 percentage points, and both below 0.1 % or both above, in >= 90 %; mean
+latency within 30 % and p99 within 50 % in >= 80 % of the points below saturation; cycles a
+packet per NF instance within 25 % in >= 90 %. Every miss is listed with its figures.
+
+Writes suite.json (every point of every chain), summary.json, an HTML report per chain and a
+PNG of the predicted against the measured figures under -o; a table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform as _platform
+import time
+from pathlib import Path
+
+from nfvperf.chain import load_chain
+from nfvperf.eo.platform import load_platform
+from nfvperf.validation.chain import validate_chain
+from nfvperf.validation.chain_report import html_report
+
+HERE = Path(__file__).resolve().parent
+#: target: (quantity, share of points that must be within its tolerance, below saturation only)
+TARGETS = (("delivered_mpps", 0.9, False), ("loss_pct", 0.9, False),
+           ("latency_mean_us", 0.8, True), ("latency_p99_us", 0.8, True),
+           ("cycles_per_packet", 0.9, False))
+
+
+def judged(points: list[dict], quantity: str, unsaturated: bool) -> list[tuple[dict, dict]]:
+    """(point, comparison) of every judged figure of ``quantity``: end to end, or per
+    instance for cycles a packet (instances that served packets on both sides)."""
+    out = []
+    for p in points:
+        if unsaturated and p["saturated"]:
+            continue
+        if quantity == "cycles_per_packet":
+            out += [(p, i[quantity]) for s in p["services"] for i in s["instances"]
+                    if i[quantity]["within"] is not None]
+        elif p["end_to_end"][quantity]["within"] is not None:
+            out.append((p, p["end_to_end"][quantity]))
+    return out
+
+
+def summary(points: list[dict]) -> list[dict]:
+    rows = []
+    for q, share, unsaturated in TARGETS:
+        pts = judged(points, q, unsaturated)
+        ok = sum(bool(c["within"]) for _, c in pts)
+        rows.append({"quantity": q, "points": len(pts), "within": ok,
+                     "share": ok / len(pts) if pts else None, "target": share,
+                     "met": bool(pts) and ok / len(pts) >= share,
+                     "misses": [{"chain": p["chain"], "load": p["load"],
+                                 "offered_mpps": round(p["offered_mpps"], 4),
+                                 "predicted": c["predicted"], "measured": c["measured"],
+                                 "error": c["error"]}
+                                for p, c in pts if not c["within"]]})
+    return rows
+
+
+def scatter(points: list[dict], path: Path) -> None:
+    """Predicted against measured, a panel per quantity (the diagonal: agreement)."""
+    from nfvperf.plots import pyplot, save_png
+
+    plt = pyplot()
+    qs = ("delivered_mpps", "loss_pct", "latency_mean_us", "latency_p99_us")
+    fig, axes = plt.subplots(1, len(qs), figsize=(16, 3.8))
+    for ax, q in zip(axes, qs):
+        xy = [(p["end_to_end"][q]["measured"], p["end_to_end"][q]["predicted"])
+              for p in points if p["end_to_end"][q]["measured"] is not None
+              and p["end_to_end"][q]["predicted"] is not None]
+        if not xy:
+            continue
+        ax.scatter([x for x, _ in xy], [y for _, y in xy], s=10)
+        hi = max(max(x, y) for x, y in xy) * 1.1 or 1
+        ax.plot([0, hi], [0, hi], "k--", lw=0.8)
+        if q.startswith("latency"):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_xlabel(f"measured {q}")
+        ax.set_ylabel("predicted")
+        ax.grid(True, alpha=0.3)
+    fig.suptitle("chains on this host: predicted vs measured, every load", fontsize=10)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--platform", required=True, help="this host's profile (nfvperf calibrate)")
+    ap.add_argument("-o", "--out", default="out/chain_validate")
+    ap.add_argument("--loads", default="0.2,0.5,0.8,1.5")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=1.0)
+    ap.add_argument("--chains", default=None, help="names of benchmarks/chains/*.yaml")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    prof = load_platform(args.platform)
+    files = sorted((HERE / "chains").glob("*.yaml"))
+    if args.chains:
+        files = [f for f in files if f.stem in args.chains.split(",")]
+    loads = [float(x) for x in args.loads.split(",")]
+    print(f"{len(files)} chains x {len(loads)} loads x {args.runs} runs of {args.duration} s on "
+          f"{_platform.node()} ({prof.name}): vSwitch on CPU 0, NFs and generator on CPU 1")
+    points, t0 = [], time.monotonic()
+    for f in files:
+        spec = load_chain(f, runnable=True)
+        d = validate_chain(spec, prof, loads=loads, runs=args.runs, duration_s=args.duration)
+        (out / f"{spec.name}.html").write_text(html_report(d))
+        for p in d["points"]:
+            points.append({"chain": spec.name, **p})
+            e = p["end_to_end"]
+            print(f"{spec.name:16} load {p['load']:4} {p['offered_mpps']:7.4f} Mpps  "
+                  + "  ".join(f"{q.replace('latency_', '').replace('_us', '')} "
+                              f"{e[q]['predicted'] or 0:8.3f}/{e[q]['measured'] or 0:8.3f}"
+                              for q in ("delivered_mpps", "loss_pct", "latency_mean_us",
+                                        "latency_p99_us")), flush=True)
+    rows = summary(points)
+    (out / "suite.json").write_text(json.dumps(points, indent=1))
+    (out / "summary.json").write_text(json.dumps(
+        {"platform": prof.name, "host": _platform.node(), "loads": loads, "runs": args.runs,
+         "duration_s": args.duration, "minutes": (time.monotonic() - t0) / 60,
+         "targets": rows}, indent=1))
+    scatter(points, out / "chain-validate.png")
+    print("\nquantity              within / points   share   target")
+    for r in rows:
+        share = "–" if r["share"] is None else f"{100 * r['share']:5.1f} %"
+        print(f"{r['quantity']:20} {r['within']:5} / {r['points']:<6}   {share}   "
+              f">= {100 * r['target']:.0f} %  {'met' if r['met'] else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+"""A chain predicted and measured side by side: the chain simulator run as the data plane runs it
+on this host (``sim.host``: the profile's ``dataplane`` section), and the chain run on the data
+plane, a few times; each quantity's prediction, measurement and error, end to end and per
+service and instance, at one or several offered loads.
+
+Each run is priced for the machine as it is placed just before it (the CPUs of a VM move: the
+core-to-core trip, and every NF's I/O cost with it, changes by up to 8x; see
+``validation.dataplane``) and predicted with its own seed; a quantity is the median over the
+runs, its spread the measured minimum and maximum.
+
+The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
+capacity_mpps, saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
+spread}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
+measured}, placement_ratio}]}``. Errors are relative (%, over the measurement) except loss,
+whose error is the difference in percentage points.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+from nfvperf.chain import ChainResult, ChainSpec, TrafficClass
+from nfvperf.errors import InputError
+
+#: targets: relative error (%) or loss difference (points) within which a quantity agrees
+TOLERANCE = {"delivered_mpps": 10.0, "loss_pct": 2.0, "latency_mean_us": 30.0,
+             "latency_p99_us": 50.0, "cycles_per_packet": 25.0}
+#: loss under this (%) on both sides counts as none on both
+NO_LOSS_PCT = 0.1
+#: quantities end to end, and per instance
+END_TO_END = ("delivered_mpps", "loss_pct", "latency_mean_us", "latency_p50_us",
+              "latency_p90_us", "latency_p99_us")
+PER_INSTANCE = ("delivered_mpps", "loss_pct", "latency_mean_us", "latency_p99_us",
+                "cycles_per_packet", "mean_batch")
+
+
+def end_to_end(r: ChainResult) -> dict[str, float | None]:
+    lat = r.latency_us
+    return {"delivered_mpps": r.delivered_mpps, "loss_pct": r.loss_pct,
+            "latency_mean_us": lat.mean, "latency_p50_us": lat.p50, "latency_p90_us": lat.p90,
+            "latency_p99_us": lat.p99}
+
+
+def per_instance(r: ChainResult) -> dict[str, dict[str, float | None]]:
+    out = {}
+    for s in r.services:
+        for i in s.instances:
+            out[i.name] = {
+                "delivered_mpps": i.delivered / r.duration_s / 1e6,
+                "loss_pct": 100.0 * i.dropped / i.offered if i.offered else None,
+                "latency_mean_us": i.latency_us.mean, "latency_p99_us": i.latency_us.p99,
+                "cycles_per_packet": i.cycles_per_packet, "mean_batch": i.mean_batch}
+    return out
+
+
+def _median(xs: list[float | None]) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def compare(name: str, predicted: list[float | None], measured: list[float | None]) -> dict:
+    """One quantity over the runs: the medians, the error, whether it is within its target."""
+    p, m = _median(predicted), _median(measured)
+    ms = [x for x in measured if x is not None]
+    out = {"predicted": p, "measured": m, "error": None, "unit": "%", "within": None,
+           "spread": [min(ms), max(ms)] if ms else None}
+    if p is None or m is None:
+        return out
+    if name == "loss_pct":
+        out["unit"] = "points"
+        out["error"] = p - m
+        out["within"] = abs(p - m) <= TOLERANCE[name] and \
+            (p < NO_LOSS_PCT) == (m < NO_LOSS_PCT)
+        return out
+    if m != 0:
+        out["error"] = 100.0 * (p - m) / m
+    elif p == 0:
+        out["error"] = 0.0
+    if name in TOLERANCE and out["error"] is not None:
+        out["within"] = abs(out["error"]) <= TOLERANCE[name]
+    return out
+
+
+def scaled(spec: ChainSpec, classes: list[TrafficClass], total_pps: float) -> ChainSpec:
+    """The chain with its classes' rates scaled together to ``total_pps`` in all."""
+    factor = total_pps / sum(c.pps for c in classes)
+    traffic = [TrafficClass(frame_bytes=c.frame_bytes, rate_pps=c.pps * factor, flows=c.flows)
+               for c in classes]
+    return spec.model_copy(update={"traffic": traffic})
+
+
+def capacity_pps(spec: ChainSpec, platform, options) -> float:
+    """Packets a second the chain's NF core carries at most: the clock over what a packet of
+    the chain's mix costs there (each service's cycles and loop at full batches, and the
+    generator's share where it runs beside them)."""
+    from nfvperf.sim.chain import service_cycles
+
+    classes = spec.classes(None)
+    cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes])
+    share = [c.pps / sum(x.pps for x in classes) for c in classes]
+    per_packet = sum(float(cycles[i] @ share) + options.cost(i).batch_overhead_cycles
+                     / options.burst for i in range(len(spec.services)))
+    seconds = per_packet / platform.cpu.clock_hz
+    gen = options.generator
+    if gen is not None and gen.cpu == options.nf_cpu:
+        seconds += 2 * gen.packet_us * 1e-6
+    return 1.0 / seconds
+
+
+def check_offer(total_pps: float, options) -> None:
+    """A load the generator cannot send (its CPU time a packet sent and received, measured)
+    is refused before anything starts."""
+    gen = options.generator
+    if gen is None or gen.packet_us <= 0:
+        return
+    most = 1e6 / (2 * gen.packet_us)
+    if total_pps > most:
+        raise InputError(f"a load the generator can send (at most {most / 1e6:.2f} Mpps on "
+                         "this host)", f"{total_pps / 1e6:.2f} Mpps", field="load")
+
+
+def cdf(hists: list[list[list[float]] | None]) -> list[list[float]]:
+    """The runs' latency histograms pooled, as [µs, fraction at or below] at each bin's top."""
+    bins: dict[tuple[float, float], float] = {}
+    for h in hists:
+        for lo, hi, n in h or []:
+            bins[(lo, hi)] = bins.get((lo, hi), 0.0) + n
+    total = sum(bins.values())
+    out, acc = [], 0.0
+    for (lo, hi), n in sorted(bins.items()):
+        acc += n
+        out.append([hi, acc / total])
+    return out
+
+
+def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, arch: str,
+          cpus: dict[str, int], load: float | None, capacity: float,
+          progress: Callable[[str], None] | None = None) -> dict:
+    """Predict and measure ``spec`` ``runs`` times; the comparison."""
+    from nfvperf.dataplane.chain import run_chain
+    from nfvperf.sim.chain import simulate_chain
+    from nfvperf.validation.dataplane import as_placed_now
+
+    preds, meas, ratios = [], [], []
+    for r in range(runs):
+        if progress:
+            progress(f"run {r + 1} of {runs}")
+        placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
+        ratios.append(None if ratio is None else round(ratio, 2))
+        meas.append(run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
+        preds.append(simulate_chain(spec, placed, options.model_copy(
+            update={"seed": options.seed + r}), duration_s=duration_s))
+    e2e_p, e2e_m = [end_to_end(x) for x in preds], [end_to_end(x) for x in meas]
+    inst_p, inst_m = [per_instance(x) for x in preds], [per_instance(x) for x in meas]
+    services = []
+    for s in meas[0].services:
+        services.append({"name": s.name, "nf": s.nf, "instances": [
+            {"name": i.name, **{q: compare(q, [x[i.name][q] for x in inst_p],
+                                           [x[i.name][q] for x in inst_m])
+                                for q in PER_INSTANCE}}
+            for i in s.instances]})
+    offered = sum(c.pps for c in spec.classes(None))
+    return {
+        "load": load, "offered_mpps": offered / 1e6, "capacity_mpps": capacity / 1e6,
+        "saturated": offered >= capacity,
+        "end_to_end": {q: compare(q, [x[q] for x in e2e_p], [x[q] for x in e2e_m])
+                       for q in END_TO_END},
+        "services": services,
+        "cdf": {"predicted": cdf([x.latency_hist_us for x in preds]),
+                "measured": cdf([x.latency_hist_us for x in meas])},
+        "placement_ratio": ratios,
+        "measured_runs": [end_to_end(x) for x in meas],
+    }
+
+
+def validate_chain(spec: ChainSpec, platform, *, loads: list[float] | None = None,
+                   runs: int = 3, duration_s: float = 1.0, arch: str = "double-buffer",
+                   default: TrafficClass | None = None, vswitch_cpu: int = 0,
+                   nf_cpu: int = 1, gen_cpu: int = 1, sim=None,
+                   progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """The chain predicted and measured ``runs`` times at each of ``loads`` (fractions of the
+    predicted capacity of its NF core; None: the chain's own traffic). Everything is checked
+    (the chain, the profile's dataplane section, each load) before a process starts."""
+    from nfvperf.dataplane.run import check_run
+    from nfvperf.sim.host import host_options
+
+    if not 1 <= runs <= 20:
+        raise InputError("1..20 runs", runs, field="runs")
+    spec.check(runnable=True)
+    check_run(arch=arch, duration_s=duration_s, cpus={
+        "vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu})
+    classes = spec.classes(default)
+    spec = spec.model_copy(update={"traffic": classes})
+    options = host_options(platform, len(spec.services), nf_cpu=nf_cpu, gen_cpu=gen_cpu,
+                           base=sim)
+    capacity = capacity_pps(spec, platform, options)
+    if loads is not None:
+        for x in loads:
+            if not 0 < x <= 10:
+                raise InputError("loads in (0, 10] (fractions of the capacity)", x,
+                                 field="load")
+    specs = [(None, spec)] if loads is None else \
+        [(x, scaled(spec, classes, x * capacity)) for x in loads]
+    for _, s in specs:
+        check_offer(sum(c.pps for c in s.classes(None)), options)
+    cpus = {"vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu}
+    points = []
+    for j, (load, s) in enumerate(specs):
+        def say(what: str, j=j, load=load) -> None:
+            if progress:
+                at = "its traffic" if load is None else f"load {load:g}"
+                progress(f"{spec.name}, {at}: {what}", j, len(specs))
+        points.append(point(s, platform, options, runs=runs, duration_s=duration_s, arch=arch,
+                            cpus=cpus, load=load, capacity=capacity, progress=say))
+    if progress:
+        progress("done", len(specs), len(specs))
+    return {"chain": spec.name, "platform": platform.name, "runs": runs,
+            "duration_s": duration_s, "arch": arch, "points": points}

@@ -1,0 +1,78 @@
+"""The data plane's own costs measured on this host (the profile's dataplane section) and a chain
+predicted and measured side by side (`nfvperf chain validate`). Correctness and accounting only:
+how close the prediction comes is the benchmark's (benchmarks/chain_validate.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nfvperf.calibrate import dataplane as dp
+from nfvperf.hostmodel import DataplaneHost
+
+pytestmark = [pytest.mark.dataplane]
+
+
+@pytest.fixture(scope="module")
+def section():
+    raw = dp.measure(quick=True)
+    return raw, dp.derive(raw)
+
+
+def test_the_measured_section_is_a_valid_one_with_every_part(section):
+    raw, d = section
+    host = DataplaneHost.model_validate(d)
+    assert host.turn_us > 0 and host.slice_us > 0
+    assert host.generator.overshoot_us and len(host.generator.overshoot_us) <= dp.KEEP_SAMPLES
+    assert set(host.stalls) == {0, 1}
+    assert host.floor_us is not None and host.floor_us.p50 > 0
+    for run in raw["runs"]:
+        gen, vs = run["gen"], run["vswitch"]
+        # the vSwitch's stages saw every packet: rx what came in, flush what went out
+        assert vs["stages"]["rx"]["packets"] == sum(p["rx"] for p in vs["ports"])
+        assert gen["naps"]["count"] >= len(gen["naps"]["samples"])
+        assert sum(n for _, _, n in gen["latency_ns"]["hist"]) == gen["latency_ns"]["count"]
+
+
+def test_a_profile_with_the_section_loads_and_prices_a_chain(section, tmp_path, cli):
+    from nfvperf.calibrate.profile import profile_yaml
+    from nfvperf.calibrate import describe_host
+    from nfvperf.calibrate.measure import measure
+
+    host = describe_host(tsc_from_log=True)
+    text = profile_yaml(host, measure(host, quick=True), dataplane=section[1])
+    prof = tmp_path / "host.yaml"
+    prof.write_text(text)
+    chain = tmp_path / "c.yaml"
+    chain.write_text("name: r\nservices: [{nf: router}]\nheaders:\n"
+                     "  dst_ip: {base: 10.0.0.1, step: 256, count: 4096}\n"
+                     "traffic: [{frame_bytes: 64, rate_pps: 20000, flows: 4}]\n")
+    code, out, err = cli("chain", "simulate", str(chain), "-p", str(prof), "--host",
+                         "--duration", "0.2", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["loss_pct"] < 5
+    code, out, err = cli("chain", "validate", str(chain), "-p", str(prof), "--runs", "1",
+                         "--duration", "0.3", "-f", "json", "--report",
+                         str(tmp_path / "r.html"))
+    assert code == 0, err
+    d = json.loads(out)
+    (p,) = d["points"]
+    for q in ("delivered_mpps", "loss_pct", "latency_mean_us", "latency_p99_us"):
+        assert set(p["end_to_end"][q]) >= {"predicted", "measured", "error"}
+    # the router has a route for every destination: nothing dropped by design on either side
+    assert p["end_to_end"]["loss_pct"]["measured"] < 5
+    (inst,) = p["services"][0]["instances"]
+    assert inst["cycles_per_packet"]["measured"] > 0 and inst["cycles_per_packet"]["predicted"] > 0
+    assert p["cdf"]["measured"][-1][1] == pytest.approx(1.0)
+    assert "<img" in (tmp_path / "r.html").read_text()
+
+
+def test_a_profile_without_the_section_is_refused_before_anything_runs(tmp_path, cli):
+    chain = tmp_path / "c.yaml"
+    chain.write_text("services: [{nf: forward}]\n")
+    code, out, err = cli("chain", "validate", str(chain), "-p", "xeon-e5-2690v2")
+    assert (code, out) == (2, "")
+    assert err.strip() == ("nfvperf: error: --platform: expected a profile with a dataplane "
+                           "section (run `nfvperf calibrate` on this host), found "
+                           "\"xeon-e5-2690v2\"")

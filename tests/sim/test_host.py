@@ -1,0 +1,109 @@
+"""The simulator run as the data plane runs a chain on a host (``sim.host``): the generator's
+wakes, the NF core shared with it, the profile's dataplane section."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nfvperf import limits
+from nfvperf.chain import ChainSpec
+from nfvperf.eo.platform import load_platform
+from nfvperf.errors import InputError
+from nfvperf.hostmodel import DataplaneHost
+from nfvperf.sim.chain import generator_wakes, simulate_chain
+from nfvperf.sim.host import host_options
+from nfvperf.sim.options import Generator, SimOptions
+
+#: a host's dataplane section, as `nfvperf calibrate` writes it (figures of this order)
+SECTION = {
+    "cpus": {"vswitch": 0, "nfs": 1, "generator": 1},
+    "vswitch": {"rx": {"batch_cycles": 90, "packet_cycles": 25},
+                "nf": {"batch_cycles": 60, "packet_cycles": 20},
+                "flush": {"batch_cycles": 40, "packet_cycles": 8}, "idle_loop_cycles": 70},
+    "nf_loop": {"batch_cycles": 150, "packet_cycles": 9},
+    "turn_us": 1.5, "slice_us": 4000,
+    "stalls": {1: {"per_s": 10, "durations_us": [30.0, 60.0]}},
+    "generator": {"wake_us": 3.0, "packet_us": 0.05, "overshoot_us": [10.0, 12.0, 14.0]},
+}
+
+
+def host_platform(**over):
+    base = load_platform("xeon-e5-2690v2")
+    return base.model_copy(update={"dataplane": DataplaneHost.model_validate(
+        {**SECTION, **over})})
+
+
+def chain(nf: str = "forward", rate: float = 1e5, n: int = 1) -> ChainSpec:
+    return ChainSpec.model_validate({
+        "name": "c", "services": [{"nf": nf, "instances": n}] * 1,
+        "traffic": [{"frame_bytes": 64, "rate_pps": rate, "flows": 4}]})
+
+
+def test_a_profile_without_the_dataplane_section_is_refused_with_what_to_run():
+    with pytest.raises(InputError, match="run `nfvperf calibrate`"):
+        host_options(load_platform("xeon-e5-2690v2"), 1)
+
+
+def test_host_options_carry_the_section():
+    o = host_options(host_platform(), 2)
+    assert (o.nf_cpu, o.generator.cpu, o.arrivals) == (1, 1, "paced")
+    assert (o.switch_us, o.quantum_us) == (1.5, 4000)
+    assert o.cost(1).batch_overhead_cycles == 150 and o.cost(1).packet_overhead_cycles == 9
+    # a pass: a hand-over and a flush of one packet, and half an idle loop, at the clock
+    clock = host_platform().cpu.clock_hz
+    assert o.hop_us == pytest.approx((60 + 20 + 40 + 8 + 35) / clock * 1e6)
+
+
+def test_the_users_own_options_win_over_the_hosts():
+    mine = SimOptions.model_validate({"ring": 64, "services": {0: {"cycles_per_packet": 10}}})
+    o = host_options(host_platform(), 1, base=mine)
+    assert o.ring == 64 and o.cost(0).cycles_per_packet == 10
+    assert o.cost(0).batch_overhead_cycles == 150        # the host's, not the default
+
+
+def test_the_generator_sends_at_its_wakes_and_naps_as_nfvp_gen_does():
+    """At 100 kpps a full burst is due every 320 µs: each nap is the longest (20 µs) and
+    lasts an overshoot more; every packet leaves at the first wake at or after it is due."""
+    gen = Generator(cpu=1, wake_us=2.0, packet_us=0.1, overshoot_us=[10.0])
+    due = (np.arange(10_000) + 0.5) / 1e5
+    wakes, runs, send = generator_wakes(due, gen, 0.1, np.random.default_rng(1))
+    gaps = np.diff(wakes)
+    assert np.all(send >= due) and np.all(np.diff(send) >= 0)
+    assert set(np.round(send, 12)) <= set(np.round(wakes, 12)) | {np.round(send[-1], 12)}
+    busy = runs[:-1]
+    assert gaps == pytest.approx(busy + (limits.GEN_NAP_MAX_US + 10.0) * 1e-6)
+    # what it sent at a wake: all that was due then (so none waits a whole cycle)
+    assert np.max(send - due) <= np.max(gaps) + 1e-12
+
+
+def test_the_generator_adds_its_cycle_to_the_latency_of_the_smallest_chain():
+    """The generator reads a packet back at its next wake: one forward NF at 100 kpps is
+    predicted at about one wake cycle (a nap of 20 µs, its overshoot, its run), not the NF's
+    fraction of a µs; packets are conserved."""
+    p = host_platform()
+    spec = chain()
+    bare = simulate_chain(spec, p, duration_s=0.2)
+    r = simulate_chain(spec, p, host_options(p, 1), duration_s=0.2)
+    cycle = limits.GEN_NAP_MAX_US + 12.0 + 3.0
+    assert bare.latency_us.mean < 2
+    assert cycle / 3 < r.latency_us.mean < 2 * cycle
+    assert r.offered_packets == r.delivered_packets + r.dropped["ring_full"] + \
+        r.dropped["nf"] + r.in_flight
+
+
+def test_a_router_drops_what_it_has_no_route_for_and_the_prediction_says_where():
+    """The generator's default destination (192.168.0.1) has no route: the router drops it
+    all, by its verdict (the `nf` place); half the /24s routed: half."""
+    p = host_platform()
+    none = ChainSpec.model_validate({"services": [{"nf": "router"}],
+                                     "traffic": [{"frame_bytes": 64, "rate_pps": 5e4}]})
+    r = simulate_chain(none, p, duration_s=0.1)
+    assert r.delivered_packets == 0 and r.dropped["nf"] == r.offered_packets - r.in_flight
+    half = none.model_copy(update={"services": [none.services[0].model_copy(
+        update={"args": ("--routes", "32768")})], "headers": none.headers.model_copy(
+        update={"dst_ip": none.headers.dst_ip.model_copy(
+            update={"base": "10.0.0.1", "step": 256, "count": 65536})})})
+    assert half.passes(0) == pytest.approx(0.5)
+    r = simulate_chain(half, p, duration_s=0.1)
+    assert r.loss_pct == pytest.approx(50, abs=2)
