@@ -9,7 +9,10 @@ itself, read by the chain simulator to predict what the data plane will report::
         nf: {batch_cycles: 60, packet_cycles: 20}      # take back, hand on to the next
         flush: {batch_cycles: 40, packet_cycles: 8}    # send on the port
         idle_loop_cycles: 70
-      nf_loop: {batch_cycles: 150, packet_cycles: 9}   # the NF's loop besides its handler
+      nf_loop:                  # forward's loop, cycles a packet (median) at mean batches of
+        batches: [1.0, 4.3, 23.9]
+        loop_cycles: [443, 291, 82]
+        handler_cycles: [259, 259, 47]
       turn_us: 1.5              # a change of turn between NF processes that yield
       slice_us: 4000            # the kernel's time slice between busy processes
       stalls: {0: {per_s: 40, durations_us: [...]}, 1: {...}}   # the host taking a CPU away
@@ -59,6 +62,21 @@ class VswitchCosts(FileModel):
         return (self.nf.cycles(n) + self.flush.cycles(n)) / n
 
 
+class NfLoop(FileModel):
+    """The smallest NF's loop (``forward``), measured at a few loads: the median cycles a
+    packet of its whole loop and of its handler, at the mean batch of each load. Besides what
+    an NF's own EO model prices, a packet costs the loop's cycles less forward's model's: the
+    rings, and at small batches the packets' lines reaching a core the generator shares."""
+
+    batches: list[float] = Field(min_length=1)
+    loop_cycles: list[float] = Field(min_length=1)
+    handler_cycles: list[float] = Field(min_length=1)
+
+    def beyond(self, model_cycles: float) -> dict[float, float]:
+        """Cycles a packet at each batch beyond ``model_cycles`` (forward's EO estimate)."""
+        return {b: max(c - model_cycles, 0.0) for b, c in zip(self.batches, self.loop_cycles)}
+
+
 class Stalls(FileModel):
     """Times the host takes a CPU away (a VM's vCPU descheduled, interrupts): measured."""
 
@@ -94,8 +112,7 @@ class DataplaneHost(FileModel):
 
     cpus: Cpus
     vswitch: VswitchCosts
-    nf_loop: StageCost = Field(description="the NF's loop besides its handler: a busy poll "
-                               "(dequeue, enqueue back) and each packet in it")
+    nf_loop: NfLoop
     turn_us: float = Field(gt=0, description="a change of turn between processes that yield")
     slice_us: float = Field(gt=0, description="how long the kernel lets one of two busy "
                             "processes run")

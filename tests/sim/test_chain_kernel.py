@@ -69,7 +69,7 @@ def tie(**over) -> dict:
         t_arr=np.zeros(3), cls=np.arange(3), flow=np.arange(3), size=np.full(3, 64),
         n_flows=3, n_inst=np.array([3, 1]), policy=np.array([RR, RR]), weights=np.ones((2, 3)),
         large_bytes=np.array([512, 512]), cost_bytes=np.zeros(2, dtype=bool),
-        cost=np.full((2, 3), 1000.0), overhead=np.zeros(2), speed=speed,
+        cost=np.full((2, 3), 1000.0), overhead=np.zeros((2, 2)), speed=speed,
         core=np.array([[0, 1, 2], [3, 0, 0]]), quantum=0.0, switch=0.0, capacity=8, beta=1,
         warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
         sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
@@ -82,7 +82,7 @@ def test_batches_that_end_together_pass_on_their_packets_in_the_order_they_began
     """Packet p (class p) goes through instance p of the first service, whose batches end
     together; the second service serves them one at a time in the order the batches were
     scheduled: classes 0, 1, 2 leave at 2, 3, 4 µs (by heap position: 2, 4, 3)."""
-    stats, _, cls_stats, cls_lat, _, _ = kn.run_chain(*tie().values())
+    stats, _, cls_stats, cls_lat, _, _, _ = kn.run_chain(*tie().values())
     assert list(cls_stats[:, 1]) == [1, 1, 1]
     assert cls_lat * 1e6 == pytest.approx([2, 3, 4])
     assert list(stats[0, :, kn.I_SERVED]) == [1, 1, 1]
@@ -131,7 +131,7 @@ def test_the_generator_reads_a_packet_back_at_its_next_wake_and_the_hops_add_up(
     that 3, 4, 5 µs; the generator, which ran 0.5 µs at time 0, reads them at its wake at
     10 µs; the first pass and the middle one add 2 µs: 12 µs each."""
     gen = dict(gen_w=np.array([0.0, 10e-6]), gen_b=np.array([0.5e-6, 0.5e-6]), hop=1e-6)
-    _, _, cls_stats, cls_lat, _, _ = kn.run_chain(*tie(**gen).values())
+    _, _, cls_stats, cls_lat, _, _, _ = kn.run_chain(*tie(**gen).values())
     assert list(cls_stats[:, 1]) == [1, 1, 1]
     assert cls_lat * 1e6 == pytest.approx([12, 12, 12])
 
@@ -140,7 +140,7 @@ def test_packets_that_leave_while_the_generator_runs_are_read_at_once():
     """A generator that runs from 0 to 3.5 µs reads the packets leaving at 2 and 3 µs as they
     leave, the one at 4 µs at its next wake (6 µs)."""
     gen = dict(gen_w=np.array([0.0, 6e-6]), gen_b=np.array([3.5e-6, 1e-6]), hop=0.0)
-    _, _, _, cls_lat, _, _ = kn.run_chain(*tie(**gen).values())
+    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**gen).values())
     assert cls_lat * 1e6 == pytest.approx([2, 3, 6])
 
 
@@ -149,14 +149,14 @@ def test_a_core_is_stalled_by_its_own_stalls_only():
     at 11, 12, 13 µs; a stall of core 0 would not touch them after the first service."""
     stalled = dict(stall_t=np.array([0.0]), stall_d=np.array([10e-6]),
                    stall_off=np.array([0, 0, 0, 0, 1]))
-    _, _, _, cls_lat, _, _ = kn.run_chain(*tie(**stalled).values())
+    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**stalled).values())
     assert sorted(cls_lat * 1e6) == pytest.approx([11, 12, 13])
 
 
 def test_an_nf_drops_by_design_the_share_it_does_not_keep():
     """The second service keeps none of its packets: all three are served there, none leave
     the chain, each is counted dropped (by the NF, not a full ring) at its class."""
-    stats, _, cls_stats, _, _, _ = kn.run_chain(*tie(keep=np.array([1.0, 0.0])).values())
+    stats, _, cls_stats, _, _, _, _ = kn.run_chain(*tie(keep=np.array([1.0, 0.0])).values())
     assert list(cls_stats[:, 1]) == [0, 0, 0] and list(cls_stats[:, 2]) == [1, 1, 1]
     assert stats[1, 0, kn.I_SERVED] == stats[1, 0, kn.I_DISCARDED] == 3
     assert stats[1, 0, kn.I_DROPPED] == 0

@@ -9,6 +9,8 @@ import pytest
 from nfvperf import limits
 from nfvperf.chain import ChainSpec
 from nfvperf.eo.platform import load_platform
+from nfvperf.eo.estimate import estimate
+from nfvperf.eo.model import load_nf
 from nfvperf.errors import InputError
 from nfvperf.hostmodel import DataplaneHost
 from nfvperf.sim.chain import generator_wakes, simulate_chain
@@ -21,7 +23,8 @@ SECTION = {
     "vswitch": {"rx": {"batch_cycles": 90, "packet_cycles": 25},
                 "nf": {"batch_cycles": 60, "packet_cycles": 20},
                 "flush": {"batch_cycles": 40, "packet_cycles": 8}, "idle_loop_cycles": 70},
-    "nf_loop": {"batch_cycles": 150, "packet_cycles": 9},
+    "nf_loop": {"batches": [1.0, 4.0, 24.0], "loop_cycles": [440, 290, 120],
+                "handler_cycles": [260, 260, 47]},
     "turn_us": 1.5, "slice_us": 4000,
     "stalls": {1: {"per_s": 10, "durations_us": [30.0, 60.0]}},
     "generator": {"wake_us": 3.0, "packet_us": 0.05, "overshoot_us": [10.0, 12.0, 14.0]},
@@ -49,7 +52,15 @@ def test_host_options_carry_the_section():
     o = host_options(host_platform(), 2)
     assert (o.nf_cpu, o.generator.cpu, o.arrivals) == (1, 1, "paced")
     assert (o.switch_us, o.quantum_us) == (1.5, 4000)
-    assert o.cost(1).batch_overhead_cycles == 150 and o.cost(1).packet_overhead_cycles == 9
+    forward = estimate(load_nf("forward"), host_platform(), frame_bytes=64)[-1]
+    assert o.cost(1).loop_cycles == pytest.approx({1.0: 440 - forward.cycles_per_packet,
+                                                   4.0: 290 - forward.cycles_per_packet,
+                                                   24.0: 120 - forward.cycles_per_packet})
+    # a batch of n costs n times the loop's cycles a packet at n, interpolated in 1/n (1/2 is
+    # 2/3 of the way from 1/4 to 1)
+    over = o.cost(1).overhead(32)
+    assert over[0] == 0 and over[1] == pytest.approx(440 - forward.cycles_per_packet)
+    assert over[2] / 2 == pytest.approx(290 + 150 / 3 - forward.cycles_per_packet)
     # a pass: a hand-over and a flush of one packet, and half an idle loop, at the clock
     clock = host_platform().cpu.clock_hz
     assert o.hop_us == pytest.approx((60 + 20 + 40 + 8 + 35) / clock * 1e6)
@@ -59,7 +70,7 @@ def test_the_users_own_options_win_over_the_hosts():
     mine = SimOptions.model_validate({"ring": 64, "services": {0: {"cycles_per_packet": 10}}})
     o = host_options(host_platform(), 1, base=mine)
     assert o.ring == 64 and o.cost(0).cycles_per_packet == 10
-    assert o.cost(0).batch_overhead_cycles == 150        # the host's, not the default
+    assert o.cost(0).loop_cycles                         # the host's loop beside them
 
 
 def test_the_generator_sends_at_its_wakes_and_naps_as_nfvp_gen_does():

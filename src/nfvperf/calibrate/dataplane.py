@@ -1,6 +1,6 @@
 """The data plane's own costs, measured on this host (the profile's ``dataplane`` section,
-``nfvperf.hostmodel``): the smallest chain (one ``forward`` NF) run at a light, a middle and a
-heavy load, read through the reports the processes write, and the scheduler measured beside it.
+``nfvperf.hostmodel``): the smallest chain (one ``forward`` NF) run at loads from light to
+heavy, read through the reports the processes write, and the scheduler measured beside it.
 
 - the vSwitch: its poll loop's cycles stage by stage, against the packets each stage moved;
 - the NF loop: its cycles a packet besides the handler, against the batch it took;
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 #: offered loads of the smallest chain (packets a second): light (the floor), middle, heavy
-LOADS = (20_000, 200_000, 1_000_000)
+LOADS = (20_000, 100_000, 300_000, 1_000_000)
 #: overshoot samples kept in the profile
 KEEP_SAMPLES = 400
 #: a gap in a busy process's clock longer than this is a stall (the host took the CPU)
@@ -145,24 +145,6 @@ def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_c
             "turn_us": turns, "slice_us": slices, "stalls": cpu_stalls, "runs": runs}
 
 
-def _line(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """Least squares y = a + b x: (a, b), both at least 0."""
-    n = len(points)
-    if n == 0:
-        return 0.0, 0.0
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    b = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
-    if b < 0:
-        return max(my, 0.0), 0.0
-    a = my - b * mx
-    if a < 0:       # through the origin
-        sx2 = sum(x * x for x, _ in points)
-        return 0.0, sum(x * y for x, y in points) / sx2 if sx2 else 0.0
-    return a, b
-
-
 def _stage(runs: list[dict], name: str) -> dict:
     """cycles = batch + packet × n over the loops of every run (their sums pooled)."""
     n = p = c = pp = cp = 0.0
@@ -183,25 +165,34 @@ def _stage(runs: list[dict], name: str) -> dict:
 
 
 def _nf_loop(runs: list[dict]) -> dict:
-    """The NF loop's cycles a packet besides its handler against the batch it took: a busy
-    poll's own cycles (its share falls as 1/batch) and a packet's."""
-    pts = []
+    """forward's loop and handler, cycles a packet (the medians over its busy loops), at each
+    load's mean batch (the median over that load's runs)."""
+    by_rate: dict[float, list[tuple[float, float, float]]] = {}
     for r in runs:
         nf = r["vswitch"]["per_nf"][0]
         if nf["busy_polls"] and nf["loop_cycles_median"] > 0:
-            batch = nf["rx"] / nf["busy_polls"]
-            pts.append((1.0 / batch, nf["loop_cycles_median"] - nf["handler_cycles_median"]))
-    packet, batch_cycles = _line(pts)
-    return {"batch_cycles": round(batch_cycles, 1), "packet_cycles": round(packet, 2)}
+            by_rate.setdefault(r["rate_pps"], []).append(
+                (nf["rx"] / nf["busy_polls"], nf["loop_cycles_median"],
+                 nf["handler_cycles_median"]))
+    rows = sorted(tuple(statistics.median(x[i] for x in pts) for i in range(3))
+                  for pts in by_rate.values())
+    return {"batches": [round(b, 2) for b, _, _ in rows],
+            "loop_cycles": [round(c, 1) for _, c, _ in rows],
+            "handler_cycles": [round(h, 1) for _, _, h in rows]}
+
+
+def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
+    """At most ``keep`` samples that stand for ``xs``: evenly spaced quantiles of them."""
+    xs = sorted(xs)
+    if len(xs) > keep:
+        xs = [xs[(2 * i + 1) * len(xs) // (2 * keep)] for i in range(keep)]
+    return xs or [0.0]
 
 
 def _generator(runs: list[dict]) -> dict:
     """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
     through the origin over the runs)."""
-    over = sorted(max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"])
-    if len(over) > KEEP_SAMPLES:      # evenly spaced quantiles of them
-        over = [over[(2 * i + 1) * len(over) // (2 * KEEP_SAMPLES)] for i in range(KEEP_SAMPLES)]
-    over = over or [0.0]
+    over = quantiles([max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"]])
     rows = [(r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"],
              r["gen"]["send_cpu_ns"] / 1e3) for r in runs]
     sww = sum(w * w for w, _, _ in rows)
@@ -237,7 +228,9 @@ def derive(raw: dict) -> dict:
         "nf_loop": _nf_loop(runs),
         "turn_us": round(statistics.median(raw["turn_us"]), 3),
         "slice_us": round(statistics.median(raw["slice_us"]), 1),
-        "stalls": {int(c): s for c, s in raw["stalls"].items()},
+        "stalls": {int(c): {"per_s": round(s["per_s"], 1),
+                            "durations_us": quantiles(s["durations_us"], KEEP_SAMPLES // 2)}
+                   for c, s in raw["stalls"].items()},
         "generator": _generator(runs),
         "spread": {"turn_us": [round(min(raw["turn_us"]), 3), round(max(raw["turn_us"]), 3)],
                    "slice_us": [round(min(raw["slice_us"]), 1),

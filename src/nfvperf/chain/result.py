@@ -46,7 +46,7 @@ class InstanceResult:
     in_flight: int
     bytes: int                      # of the packets offered, without the FCS
     latency_us: Latency             # sojourn: handed to it -> back from it
-    cycles_per_packet: float | None  # its loop's cycles a packet (median, or mean predicted)
+    cycles_per_packet: float | None  # its loop's cycles a packet (median, packets weigh)
     mean_batch: float | None        # packets it took a poll, over polls that found some
 
 

@@ -190,12 +190,12 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
     stalls = _stalls(spec, options, core, duration_s + warm,
                      np.random.default_rng(options.seed + 1), wakes, runs)
-    stats, soj, cls_stats, cls_lat, cls_hist, moved = kn.run_chain(
+    stats, soj, cls_stats, cls_lat, cls_hist, moved, cyc = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
         np.array([s.large_bytes for s in spec.services], dtype=np.int64),
         np.array([s.cost_driver == "bytes" for s in spec.services]), cycles,
-        np.array([options.cost(i).batch_overhead_cycles for i in range(S)]), speed, core,
+        np.array([options.cost(i).overhead(options.burst) for i in range(S)]), speed, core,
         options.quantum_us * 1e-6, options.switch_us * 1e-6, options.ring, options.burst, warm,
         np.array([warm + ev.at_s for ev in events], dtype=float),
         np.array([ev.service for ev in events], dtype=np.int64),
@@ -206,7 +206,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
                            moved=int(m), flows=None, hash_moved=None, mod_moved=None)
                for ev, m in zip(events, moved)]
     return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
-                   scaling)
+                   scaling, cyc)
 
 
 def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
@@ -258,8 +258,20 @@ def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:
     return Latency(mean=float(total_s / n * 1e6), p50=p50, p90=p90, p99=p99)
 
 
+def _median_cycles(hist: np.ndarray) -> float | None:
+    """The median of a histogram of batches' cycles a packet weighted by packets (as the data
+    plane's loop histogram), at its bin's middle."""
+    from nfvperf.sim.chain_kernel import CYC_PER_DECADE
+
+    n = hist.sum()
+    if n <= 0:
+        return None
+    b = int(np.searchsorted(np.cumsum(hist), 0.5 * n))
+    return float(10 ** ((b + 0.5) / CYC_PER_DECADE))
+
+
 def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
-            scaling) -> ChainResult:
+            scaling, cyc) -> ChainResult:
     from nfvperf.sim import chain_kernel as kn
 
     cls_rows = []
@@ -287,7 +299,7 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
                 delivered=served - discarded, dropped=full + discarded, ring_full=full,
                 in_flight=offered - served - full, bytes=int(st[kn.I_BYTES]),
                 latency_us=_latency(soj[i, k], served - discarded, st[kn.I_SOJOURN]),
-                cycles_per_packet=float(st[kn.I_CYCLES] / batched) if batched else None,
+                cycles_per_packet=_median_cycles(cyc[i, k]),
                 mean_batch=float(batched / st[kn.I_BATCHES]) if st[kn.I_BATCHES] else None))
         services.append(ServiceResult(
             name=f"s{i}", nf=svc.nf, policy=svc.policy, stateless=svc.is_stateless,

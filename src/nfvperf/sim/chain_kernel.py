@@ -6,7 +6,8 @@ Events at one time are taken arrivals first, then in the order they were schedul
 
 An instance that is idle starts a batch as soon as a packet reaches its queue; at the end of a
 batch it takes the next one (up to β packets) if any wait: a polling NF that never sleeps, as
-the batching model has it. A batch of packets p costs (overhead + Σ cost[s, class(p)]) / speed.
+the batching model has it. A batch of n packets p costs (overhead[s, n] + Σ cost[s, class(p)]) /
+speed.
 
 Instances run on cores (``core[s, k]``); instances that share a core take turns in the order
 they became ready: an instance keeps the core from batch to batch while it has packets, for up
@@ -43,7 +44,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "d0fc0835e232aa24"
+STATE_DIGEST = "0a269d4916cc52e8"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -51,8 +52,20 @@ POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
 LAT_BINS = 180
 LAT_LO = 1e-8
 LAT_PER_DECADE = 20.0
+# batches' cycles a packet, weighted by their packets (the data plane's loop histogram): from 1
+# cycle, 200 a decade (bins 1.2 % wide), 7 decades
+CYC_BINS = 1400
+CYC_PER_DECADE = 200.0
 DECAY_S = NF_AWARE_DECAY_MS * 1e-3   # nf-aware: loads weigh the last ~100 ms, as the vSwitch
 
+
+
+@njit(cache=True)
+def cycle_bin(x):
+    """The bin of a batch's cycles a packet (log-spaced from 1, CYC_PER_DECADE a decade)."""
+    if x <= 1.0:
+        return 0
+    return min(int(np.log10(x) * CYC_PER_DECADE), CYC_BINS - 1)
 
 
 @njit(cache=True)
@@ -178,8 +191,8 @@ def _start(m, s, k, t):
             q.busy[s, k] = True      # waiting for the core, its packets still in its queue
             push(m.heap, stl.until[c], RETRY, s, k)
             return
-    tot = inp.overhead[s]
     nb = min(q.n[s, k], inp.beta)
+    tot = inp.overhead[s, nb]
     for j in range(nb):
         p = q.ring[s, k, q.head[s, k]]
         q.head[s, k] = (q.head[s, k] + 1) % inp.capacity
@@ -192,6 +205,7 @@ def _start(m, s, k, t):
         m.cnt.stats[s, k, I_BATCHES] += 1
         m.cnt.stats[s, k, I_BATCHED] += nb
         m.cnt.stats[s, k, I_CYCLES] += tot
+        m.cnt.cyc[s, k, cycle_bin(tot / nb)] += nb
     push(m.heap, t + tot / inp.speed[s, k], END_OF_BATCH, s, k)
 
 
@@ -355,7 +369,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
               hop, keep):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
-    event). Packets that arrive before ``warmup_s`` are simulated but not counted.
+    event, per-instance histograms of batches' cycles a packet weighted by packets).
+    ``overhead[s, n]``: the cycles of a batch of n at service s besides its packets'. Packets that arrive before ``warmup_s`` are simulated but not counted.
 
     Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
     (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
@@ -375,7 +390,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     cores, turns = new_cores(core, speed, switch)
     n_cores = turns.on.shape[0]
     cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 3)),
-                   np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64))
+                   np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64),
+                   np.zeros((S, K, CYC_BINS)))
     stl = Stalls(stall_t, stall_d, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
     gen = Gen(gen_w, gen_b, np.zeros(1, dtype=np.int64), hop)
     # in the heap at once: an end of batch or retry per busy instance, a turn per core
@@ -399,4 +415,4 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
             _turn(m, a, b, t)
         else:      # RETRY
             _retry(m, a, b, t)
-    return cnt.stats, cnt.soj, cnt.cls, cnt.cls_lat, cnt.cls_hist, cnt.moved
+    return cnt.stats, cnt.soj, cnt.cls, cnt.cls_lat, cnt.cls_hist, cnt.moved, cnt.cyc

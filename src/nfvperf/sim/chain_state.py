@@ -80,8 +80,8 @@ Gen = namedtuple("Gen", "w b ptr hop")
 Heap = namedtuple("Heap", "t seq kind a b top")
 H_N, H_SEQ = 0, 1
 #: per-instance stats and sojourn histograms, per-class offered/delivered/lost, latency sums
-#: and histograms, flows moved by each scale event
-Counters = namedtuple("Counters", "stats soj cls cls_lat cls_hist moved")
+#: and histograms, flows moved by each scale event, per-instance histograms of cycles a packet
+Counters = namedtuple("Counters", "stats soj cls cls_lat cls_hist moved cyc")
 #: all of a run's state, as the event handlers take it
 Sim = namedtuple("Sim", "inp q pol cores turns stl gen heap cnt")
 
@@ -243,15 +243,16 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
     C = inp.size.shape[0]
     if S < 1 or K < 1 or C < 1:
         raise ValueError("chain kernel: no service, instance or class")
+    if inp.capacity < 1 or inp.beta < 1:
+        raise ValueError("chain kernel: a ring and a burst of at least one packet")
     if n_inst.shape[0] != S or weights.shape != (S, K) or core.shape != (S, K) or \
-            inp.cost.shape != (S, C) or inp.overhead.shape[0] != S or inp.keep.shape[0] != S or \
+            inp.cost.shape != (S, C) or inp.overhead.shape != (S, inp.beta + 1) or \
+            inp.keep.shape[0] != S or \
             inp.policy.shape[0] != S or inp.large_bytes.shape[0] != S or \
             inp.cost_bytes.shape[0] != S:
         raise ValueError("chain kernel: per-service arrays of different sizes")
     if inp.cls.shape[0] != P or inp.flow.shape[0] != P:
         raise ValueError("chain kernel: per-packet arrays of different sizes")
-    if inp.capacity < 1 or inp.beta < 1:
-        raise ValueError("chain kernel: a ring and a burst of at least one packet")
     if core.min() < 0:
         raise ValueError("chain kernel: a negative core number")
     if stall_off.shape[0] != core.max() + 2 or stall_t.shape[0] != stall_d.shape[0] or \

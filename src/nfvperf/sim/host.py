@@ -8,7 +8,8 @@ the data plane costs and waits besides the NFs, and where the data plane puts it
 - the generator sends paced at its wakes on ``gen_cpu`` and runs there (``generator``); the
   latency it measures ends when it reads a packet back;
 - the host takes the NF and generator cores away as measured (``stalls``);
-- each NF's loop costs ``nf_loop`` besides its handler (a batch, and a packet);
+- a packet costs, beyond its NF's EO model, what the smallest NF's loop costs beyond its own
+  model at that batch (``nf_loop``: the rings, the lines of small batches on a shared core);
 - each pass through the vSwitch adds its stages' cycles a packet and half an idle loop.
 """
 
@@ -32,8 +33,11 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
     clock = platform.cpu.clock_hz
     hop_us = (dp.vswitch.hop_cycles(1) + dp.vswitch.idle_loop_cycles / 2) / clock * 1e6
     stalls = {c: dp.stalls[c] for c in {nf_cpu, gen_cpu} if c in dp.stalls}
-    loop = ServiceCost(batch_overhead_cycles=dp.nf_loop.batch_cycles,
-                       packet_overhead_cycles=dp.nf_loop.packet_cycles)
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+
+    forward = estimate(load_nf("forward"), platform, frame_bytes=64)[-1].cycles_per_packet
+    loop = ServiceCost(batch_overhead_cycles=0, loop_cycles=dp.nf_loop.beyond(forward))
     fields = {
         "arrivals": "paced", "nf_cpu": nf_cpu, "hop_us": hop_us,
         "switch_us": dp.turn_us, "quantum_us": dp.slice_us, "stalls": stalls or None,

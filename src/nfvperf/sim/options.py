@@ -53,6 +53,23 @@ class ServiceCost(FileModel):
                                          "the loop and the handler at batches of ~30)")
     packet_overhead_cycles: float = Field(0.0, ge=0, description="the NF loop's cost a "
                                           "packet besides its handler")
+    loop_cycles: dict[float, float] | None = Field(
+        None, description="the NF loop's own cycles a packet at batches of n (measured: "
+        "interpolated in 1/n, as a cost a batch spread over its packets), instead of "
+        "batch_overhead + packet_overhead")
+
+    def overhead(self, burst: int):
+        """Cycles of a batch of n = 0..burst besides its packets' own."""
+        import numpy as np
+
+        n = np.arange(burst + 1, dtype=float)
+        if not self.loop_cycles:
+            return np.where(n > 0, self.batch_overhead_cycles + n * self.packet_overhead_cycles,
+                            0.0)
+        xs = sorted(self.loop_cycles, key=lambda x: 1 / x)
+        per = np.interp(1 / np.maximum(n, 1), [1 / x for x in xs],
+                        [self.loop_cycles[x] for x in xs])
+        return n * np.maximum(per, 0.0)
 
 
 class SimOptions(FileModel):
