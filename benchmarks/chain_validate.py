@@ -25,6 +25,7 @@ from pathlib import Path
 
 from nfvperf.chain import load_chain
 from nfvperf.eo.platform import load_platform
+from nfvperf.errors import NfvperfError
 from nfvperf.validation.chain import validate_chain
 from nfvperf.validation.chain_report import html_report
 
@@ -114,7 +115,12 @@ def main() -> None:
     points, t0 = [], time.monotonic()
     for f in files:
         spec = load_chain(f, runnable=True)
-        d = validate_chain(spec, prof, loads=loads, runs=args.runs, duration_s=args.duration)
+        try:
+            d = validate_chain(spec, prof, loads=loads, runs=args.runs,
+                               duration_s=args.duration)
+        except NfvperfError as exc:
+            print(f"{spec.name:16} not run: {exc}", flush=True)
+            continue
         (out / f"{spec.name}.html").write_text(html_report(d))
         for p in d["points"]:
             points.append({"chain": spec.name, **p})

@@ -103,8 +103,8 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
     """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then),
     runs ``wake_us`` + ``packet_us`` a packet sent and one received (as many come back as go
     out, at a steady load), then naps until the next full burst is due, at most
-    ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on until a packet is
-    due), each nap longer than asked by a measured overshoot. Returns the wakes, how long it
+    ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
+    when the next packet falls due), each nap longer than asked by a measured overshoot. Returns the wakes, how long it
     runs at each, and each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
@@ -114,18 +114,23 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
     n, j, t = due.size, 0, 0.0
     draws = rng.choice(over, size=max(16, int(horizon / nap_max) + 16))
     d = 0
+    woke = True             # from a nap (a wake-up costs its CPU time), or polling on
     while t < horizon:
         k = int(np.searchsorted(due, t, side="right"))
         send[j:k] = t
-        run = (gen.wake_us + 2 * gen.packet_us * (k - j)) * 1e-6
+        run = (gen.wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
         j = k
         after = t + run
         full = due[j + burst - 1] if j + burst - 1 < n else np.inf
         asked = min(nap_max, max(full - after, 0.0))
-        if asked < nap_min:                 # no nap: it polls until a packet is due
+        if asked < nap_min:
+            # no nap: it polls on, sending packets as they fall due; only its packets' time is
+            # counted against the core (the kernel shares a core between a polling generator
+            # and the NFs, and how it does is not modelled)
             nxt = max(after, due[j] if j < n else horizon)
-            run = nxt - t
+            woke = False
         else:
+            woke = True
             if d == draws.size:
                 draws, d = rng.choice(over, size=draws.size), 0
             nxt = after + asked + draws[d]

@@ -91,21 +91,33 @@ def scaled(spec: ChainSpec, classes: list[TrafficClass], total_pps: float) -> Ch
 
 
 def capacity_pps(spec: ChainSpec, platform, options) -> float:
-    """Packets a second the chain's NF core carries at most: the clock over what a packet of
-    the chain's mix costs there (each service's cycles and loop at full batches, and the
-    generator's share where it runs beside them)."""
+    """Packets a second the chain's NF core carries at most, as the model has it: the core's
+    time left by the generator's wakes and the host's stalls, over what a packet of the chain's
+    mix costs there (each service's cycles and its loop at full batches, and the generator's
+    time a packet where it runs beside them)."""
+    import numpy as np
+
+    from nfvperf import limits
     from nfvperf.sim.chain import service_cycles
 
     classes = spec.classes(None)
     cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes])
-    share = [c.pps / sum(x.pps for x in classes) for c in classes]
-    per_packet = sum(float(cycles[i] @ share) + options.cost(i).batch_overhead_cycles
+    share = np.array([c.pps for c in classes]) / sum(c.pps for c in classes)
+    per_packet = sum(float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
                      / options.burst for i in range(len(spec.services)))
     seconds = per_packet / platform.cpu.clock_hz
+    free = 1.0
     gen = options.generator
     if gen is not None and gen.cpu == options.nf_cpu:
         seconds += 2 * gen.packet_us * 1e-6
-    return 1.0 / seconds
+        cycle = gen.wake_us + limits.GEN_NAP_MAX_US + float(np.mean(gen.overshoot_us))
+        free -= gen.wake_us / cycle
+    stalls = options.stalls
+    if isinstance(stalls, dict):
+        stalls = stalls.get(options.nf_cpu)
+    if stalls is not None:
+        free -= stalls.per_s * float(np.mean(stalls.durations_us)) * 1e-6
+    return max(free, 0.05) / seconds
 
 
 def check_offer(total_pps: float, options) -> None:
