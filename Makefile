@@ -36,7 +36,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/batching.py
 	$(BIN)/python benchmarks/parameter_study.py -o out/study.csv
 	$(BIN)/python benchmarks/dataplane.py -o out/dataplane
-	$(BIN)/python benchmarks/nf_parallel.py -o out/nf_parallel
+	$(BIN)/nfvperf calibrate -q -o out/host.yaml
+	$(BIN)/python benchmarks/nf_parallel.py --platform out/host.yaml -o out/nf_parallel
+	$(BIN)/python benchmarks/chain_validate.py --platform out/host.yaml -o out/chain_validate
 	$(BIN)/python benchmarks/scaling_soak.py
 	$(BIN)/python benchmarks/plan_dc.py
 	$(BIN)/python benchmarks/sweep_dask.py

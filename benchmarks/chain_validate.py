@@ -130,6 +130,7 @@ def main() -> None:
                               f"{e[q]['predicted'] or 0:8.3f}/{e[q]['measured'] or 0:8.3f}"
                               for q in ("delivered_mpps", "loss_pct", "latency_mean_us",
                                         "latency_p99_us")), flush=True)
+        (out / "suite.json").write_text(json.dumps(points, indent=1))   # as it goes
     rows = summary(points)
     (out / "suite.json").write_text(json.dumps(points, indent=1))
     (out / "summary.json").write_text(json.dumps(

@@ -20,12 +20,14 @@ delivered throughput, and the change in %, the median of --runs runs each; a tab
 JSON and a PNG under -o. The seed: -75.86 % loss, -21.74 % latency, +8.28 % throughput for
 pfSense NAT -> Snort IDS (Coseners 2017).
 
-The same set-ups are then simulated (nfvperf chain simulate, costs from the NFs' EO models
-on --platform) twice: as on this machine (the NF processes poll in turn on the one NF core,
-yielding to each other: a turn costs the yield measured here, a busy one runs up to the
-kernel's slice measured here, and the host takes the core away as often and as long as
-measured here) and as on the seed's testbed (each NF has 2 cores: one single-threaded instance uses one
-of them; two instances get one each); --sim-only skips the data plane.
+The same set-ups are then simulated (costs from the NFs' EO models on --platform, a profile
+from `nfvperf calibrate` with its dataplane section) twice: as the data plane runs them here
+(the NF processes and the generator on one core, turns, the kernel's slice, the host's stalls,
+the generator's wakes: nfvperf.sim.host) and as on the seed's testbed (each NF has 2 cores: one
+single-threaded instance uses one of them; two instances get one each); --sim-only skips the
+data plane. For each set-up and KPI, the measured change from one to two instances is set
+beside the predicted one, with the run-to-run spread (the range of the runs of either
+configuration) and whether the directions agree.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 
 from nfvperf.chain import ChainSpec
@@ -47,72 +48,6 @@ SETUPS = {
     "FLSL": (20_000, 50_000),
 }
 LARGE, SMALL = (1518, 16), (64, 64)
-
-
-def _on_cpu(cpu: int, fn, twin: bool = False) -> list:
-    """fn() run pinned to ``cpu`` in this process, and with ``twin`` at the same time in a
-    forked copy beside it; their results (JSON) in a list. The affinity is restored after."""
-    import os
-
-    before = os.sched_getaffinity(0)
-    r, w = os.pipe()
-    pid = os.fork() if twin else -1
-    os.sched_setaffinity(0, {cpu})
-    out = fn()
-    if pid == 0:
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    results = [out]
-    if pid > 0:
-        os.waitpid(pid, 0)
-        results.append(json.loads(os.read(r, 1 << 22)))
-    os.close(r)
-    os.close(w)
-    os.sched_setaffinity(0, before)
-    return results
-
-
-def _gaps(seconds: float, over_s: float) -> list[list[float]]:
-    """Busy for ``seconds``, watching its own clock: each time it jumps by more than
-    ``over_s`` (the process did not run), the run before and the gap, in seconds."""
-    out, end = [], time.perf_counter() + seconds
-    last = start = time.perf_counter()
-    while last < end:
-        now = time.perf_counter()
-        if now - last > over_s:
-            out.append([last - start, now - last])
-            start = now
-        last = now
-    return out
-
-
-def scheduler_slice_us(cpu: int = 1, seconds: float = 0.5) -> float:
-    """How long the kernel lets one of two busy processes on one CPU run before the other: the
-    median run between the gaps each sees in its own clock (a measurement of this machine)."""
-    both = _on_cpu(cpu, lambda: _gaps(seconds, 50e-6), twin=True)
-    return statistics.median(run for g in both for run, _ in g) * 1e6
-
-
-def yield_switch_us(cpu: int = 1, seconds: float = 0.5) -> float:
-    """The cost of a change of turn between two processes on one CPU that yield to each other
-    (sched_yield ping-pong): the time over the yields of both."""
-    import os
-
-    def ping() -> int:
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() < t0 + seconds:
-            os.sched_yield()
-            n += 1
-        return n
-
-    return seconds / sum(_on_cpu(cpu, ping, twin=True)) * 1e6
-
-
-def core_stalls(cpu: int = 1, seconds: float = 3.0) -> dict:
-    """Times the host takes the NF core away: one busy process alone on it, the gaps over
-    20 µs in its own clock (a VM's vCPU descheduled, interrupts): how often, how long."""
-    (gaps,) = _on_cpu(cpu, lambda: _gaps(seconds, 20e-6))
-    return {"per_s": len(gaps) / seconds, "durations_us": [g * 1e6 for _, g in gaps] or [0.0]}
 
 
 def spec(setup: str, parallel: bool, cpu: int | None = None) -> ChainSpec:
@@ -184,24 +119,46 @@ def plot(rows: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
-def simulated(platform, setup: str, testbed: bool, quantum_us: float = 0,
-              switch_us: float = 0, stalls: dict | None = None) -> dict:
-    """The set-up simulated: on this machine, the 2 or 4 NF processes take turns on one core
-    (each keeps it up to the kernel's slice while it has packets); on the seed's testbed each NF
-    has 2 cores (1 instance: 2 cores, used by its 1 thread; 2 instances: 1 core each)."""
+def simulated(platform, setup: str, testbed: bool) -> dict:
+    """The set-up simulated: on this machine, as the data plane runs it here (the profile's
+    dataplane section: the NF processes and the generator on one core, turns, the slice, the
+    host's stalls, the generator's wakes); on the seed's testbed each NF has 2 cores (1
+    instance: 2 cores, used by its 1 thread; 2 instances: 1 core each)."""
     from nfvperf.sim.chain import simulate_chain
+    from nfvperf.sim.host import host_options
 
     res = {}
     for parallel in (False, True):
-        if testbed:
-            s, o = spec(setup, parallel), options(cores=1.0 if parallel else 2.0)
-        else:
-            s, o = spec(setup, parallel, cpu=1), options(quantum_us=quantum_us,
-                                                        switch_us=switch_us, stalls=stalls)
+        s = spec(setup, parallel)
+        o = options(cores=1.0 if parallel else 2.0) if testbed else host_options(platform, 2)
         r = simulate_chain(s, platform, o, duration_s=2.0).to_dict()
         res["two" if parallel else "one"] = kpis(r)
     res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
     return {"setup": setup, **res}
+
+
+#: the seed's three KPIs: loss, mean latency, throughput
+SEED_KPIS = ("loss_pct", "latency_mean_us", "delivered_gbps")
+
+
+def directions(measured: list[dict], predicted: list[dict]) -> list[dict]:
+    """Per set-up and KPI: the measured change from one to two instances (medians of the runs)
+    and whether it exceeds the run-to-run spread (the runs' range of either configuration),
+    the predicted change, and whether their directions agree."""
+    out = []
+    for m, p in zip(measured, predicted):
+        for k in SEED_KPIS:
+            a, b = m["one"][k], m["two"][k]
+            spread = max(m["spread"]["one"][k], m["spread"]["two"][k])
+            pa, pb = p["one"][k], p["two"][k]
+            if None in (a, b, pa, pb):
+                continue
+            out.append({"setup": m["setup"], "kpi": k, "measured_change": b - a,
+                        "spread": spread, "beyond_spread": abs(b - a) > spread,
+                        "measured_change_pct": change(a, b), "predicted_change": pb - pa,
+                        "predicted_change_pct": change(pa, pb),
+                        "same_direction": (b - a) * (pb - pa) > 0 or (b == a and pb == pa)})
+    return out
 
 
 def table(rows: list[dict], title: str) -> None:
@@ -228,8 +185,8 @@ def main() -> None:
     ap.add_argument("-o", "--out", type=Path, default=Path("out/nf_parallel"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--duration", type=float, default=2.0)
-    ap.add_argument("--platform", default="xeon-e5-2690v2",
-                    help="profile pricing the simulated packets (e.g. nfvperf calibrate's)")
+    ap.add_argument("--platform", required=True,
+                    help="this host's profile, with its dataplane section (nfvperf calibrate)")
     ap.add_argument("--sim-only", action="store_true")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -237,7 +194,7 @@ def main() -> None:
     if not a.sim_only:
         rows = []
         for setup in SETUPS:
-            res = {}
+            res, spread = {}, {}
             for parallel in (False, True):
                 runs = []
                 for k in range(a.runs):
@@ -245,29 +202,33 @@ def main() -> None:
                           f"run {k + 1}", flush=True)
                     runs.append(kpis(run_chain(spec(setup, parallel),
                                                        duration_s=a.duration).to_dict()))
-                res["two" if parallel else "one"] = median_kpis(runs)
+                key = "two" if parallel else "one"
+                res[key] = median_kpis(runs)
+                spread[key] = {k: (max(r[k] for r in runs) - min(r[k] for r in runs))
+                               if all(r[k] is not None for r in runs) else 0.0
+                               for k in runs[0]}
             res["change_pct"] = {k: change(res["one"][k], res["two"][k]) for k in res["one"]}
-            rows.append({"setup": setup, **res})
+            rows.append({"setup": setup, **res, "spread": spread})
         out["dataplane"] = rows
         plot(rows, a.out / "nf_parallel.png")
         table(rows, "data plane, this machine")
     platform = load_platform(a.platform)
-    quantum, switch, stalls = scheduler_slice_us(), yield_switch_us(), core_stalls()
-    out["scheduler_slice_us"], out["yield_switch_us"] = quantum, switch
-    out["core_stalls"] = {"per_s": stalls["per_s"],
-                          "p50_us": statistics.median(stalls["durations_us"]),
-                          "max_us": max(stalls["durations_us"])}
-    print(f"this machine: scheduler slice {quantum:.0f} µs (two busy processes on one CPU), "
-          f"a yield to another process {switch:.2f} µs, the core taken away "
-          f"{stalls['per_s']:.0f} times a second (median {out['core_stalls']['p50_us']:.0f} "
-          f"µs, longest {out['core_stalls']['max_us']:.0f} µs)")
+    if platform.dataplane is None:
+        raise SystemExit("nf_parallel: --platform needs the dataplane section of this host "
+                         "(nfvperf calibrate -o out/host.yaml)")
     for key, testbed, title in (
-            ("sim_this_machine", False, (f"simulated, one shared NF core ({quantum:.0f} µs "
-                                         f"slices, {switch:.2f} µs a turn, stalls)")),
+            ("sim_this_machine", False, "simulated as the data plane runs here"),
             ("sim_testbed", True, "simulated, 2 cores per NF")):
-        out[key] = [simulated(platform, setup, testbed, quantum, switch,
-                              None if testbed else stalls) for setup in SETUPS]
+        out[key] = [simulated(platform, setup, testbed) for setup in SETUPS]
         table(out[key], f"{title} ({platform.name})")
+    if "dataplane" in out:
+        out["directions"] = directions(out["dataplane"], out["sim_this_machine"])
+        print("\none -> two instances: measured (spread) vs predicted change")
+        for d in out["directions"]:
+            print(f"{d['setup']:5} {d['kpi']:16} measured {d['measured_change']:+9.3f} "
+                  f"(spread {d['spread']:.3f}{', beyond' if d['beyond_spread'] else ''}) "
+                  f"predicted {d['predicted_change']:+9.3f}  "
+                  f"{'same direction' if d['same_direction'] else 'OPPOSITE'}")
     (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
     print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else
                                                    f" and {a.out / 'nf_parallel.png'}"))

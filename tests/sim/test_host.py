@@ -118,3 +118,29 @@ def test_a_router_drops_what_it_has_no_route_for_and_the_prediction_says_where()
     assert half.passes(0) == pytest.approx(0.5)
     r = simulate_chain(half, p, duration_s=0.1)
     assert r.loss_pct == pytest.approx(50, abs=2)
+
+
+def test_the_capacity_stops_where_the_generator_would_poll():
+    """The NF core's capacity as the model has it: the core's time left by the generator's
+    wakes and the stalls over a packet's time, and no more than the rate at which the
+    generator stops napping (a burst due before its wake, packets and shortest nap are over)."""
+    from nfvperf.validation.chain import capacity_pps, polling_pps
+
+    p = host_platform()
+    o = host_options(p, 1)
+    poll = polling_pps(o.generator, o.burst)
+    assert poll == pytest.approx(32 / ((3.0 + limits.GEN_NAP_MIN_US + 2 * 0.05 * 32) * 1e-6))
+    assert capacity_pps(chain("forward"), p, o) == pytest.approx(poll)   # a light NF
+    heavy = ChainSpec.model_validate({"services": [{"nf": "ids"}], "traffic": [
+        {"frame_bytes": 1518, "rate_pps": 1e4, "flows": 4}]})
+    assert capacity_pps(heavy, p, o) < poll                              # its own cost
+
+
+def test_a_load_the_generator_cannot_send_is_refused_before_anything_starts():
+    from nfvperf.validation.chain import check_offer
+
+    o = host_options(host_platform(), 1)      # 0.05 µs a packet sent and received: 10 Mpps
+    check_offer(9.9e6, o)
+    with pytest.raises(InputError, match=r"load: expected a load the generator can send "
+                                         r"\(at most 10.00 Mpps"):
+        check_offer(10.1e6, o)

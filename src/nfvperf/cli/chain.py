@@ -116,7 +116,7 @@ def chain_validate(
         "calibrate`).")],
     load: Annotated[Optional[str], typer.Option(
         "--load", help="Offered loads as fractions of the predicted capacity of the NF core, "
-        "comma-separated (e.g. 0.2,0.5,0.8,1.2) [default: the chain's own traffic].")] = None,
+        "comma-separated, e.g. 0.2,0.5,0.8,1.2 (default: the chain's own traffic).")] = None,
     runs: Annotated[int, typer.Option("--runs", help="Runs of each load (each predicted for "
                                       "its own CPU placement).")] = 3,
     sim: Annotated[Optional[Path], typer.Option(

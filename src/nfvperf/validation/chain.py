@@ -94,7 +94,8 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
     """Packets a second the chain's NF core carries at most, as the model has it: the core's
     time left by the generator's wakes and the host's stalls, over what a packet of the chain's
     mix costs there (each service's cycles and its loop at full batches, and the generator's
-    time a packet where it runs beside them)."""
+    time a packet where it runs beside them); and, where the generator shares the core, no more
+    than the rate at which it stops napping (``polling_pps``)."""
     import numpy as np
 
     from nfvperf import limits
@@ -106,18 +107,29 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
     per_packet = sum(float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
                      / options.burst for i in range(len(spec.services)))
     seconds = per_packet / platform.cpu.clock_hz
-    free = 1.0
+    free, most = 1.0, np.inf
     gen = options.generator
     if gen is not None and gen.cpu == options.nf_cpu:
         seconds += 2 * gen.packet_us * 1e-6
         cycle = gen.wake_us + limits.GEN_NAP_MAX_US + float(np.mean(gen.overshoot_us))
         free -= gen.wake_us / cycle
+        most = polling_pps(gen, options.burst)
     stalls = options.stalls
     if isinstance(stalls, dict):
         stalls = stalls.get(options.nf_cpu)
     if stalls is not None:
         free -= stalls.per_s * float(np.mean(stalls.durations_us)) * 1e-6
-    return max(free, 0.05) / seconds
+    return float(min(max(free, 0.05) / seconds, most))
+
+
+def polling_pps(gen, burst: int) -> float:
+    """The rate above which the generator no longer naps beside the NFs: a burst falls due
+    before its wake, its packets and the shortest nap are over. Beyond it the generator polls,
+    and the kernel shares the core between it and the NFs in its own way, which the model does
+    not follow: the model's capacity stops there."""
+    from nfvperf import limits
+
+    return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
 
 
 def check_offer(total_pps: float, options) -> None:
@@ -175,7 +187,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     offered = sum(c.pps for c in spec.classes(None))
     return {
         "load": load, "offered_mpps": offered / 1e6, "capacity_mpps": capacity / 1e6,
-        "saturated": offered >= capacity,
+        "saturated": bool(offered >= capacity),
         "end_to_end": {q: compare(q, [x[q] for x in e2e_p], [x[q] for x in e2e_m])
                        for q in END_TO_END},
         "services": services,
