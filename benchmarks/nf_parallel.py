@@ -223,12 +223,14 @@ def main() -> None:
         table(out[key], f"{title} ({platform.name})")
     if "dataplane" in out:
         out["directions"] = directions(out["dataplane"], out["sim_this_machine"])
-        print("\none -> two instances: measured (spread) vs predicted change")
+        print("\none -> two instances: measured (spread) vs predicted change; the direction "
+              "is judged where the measured change exceeds the spread")
         for d in out["directions"]:
             print(f"{d['setup']:5} {d['kpi']:16} measured {d['measured_change']:+9.3f} "
                   f"(spread {d['spread']:.3f}{', beyond' if d['beyond_spread'] else ''}) "
                   f"predicted {d['predicted_change']:+9.3f}  "
-                  f"{'same direction' if d['same_direction'] else 'OPPOSITE'}")
+                  + ("" if not d["beyond_spread"] else
+                     "same direction" if d["same_direction"] else "OPPOSITE"))
     (a.out / "nf_parallel.json").write_text(json.dumps(out, indent=1))
     print(f"wrote {a.out / 'nf_parallel.json'}" + ("" if a.sim_only else
                                                    f" and {a.out / 'nf_parallel.png'}"))

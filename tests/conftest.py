@@ -103,3 +103,24 @@ def dataplane():
         c = failing[0]
         pytest.skip(f"data plane: {c.name}: {c.detail} ({c.fix})")
     return True
+
+
+@pytest.fixture(scope="session")
+def host_profile(tmp_path_factory):
+    """A quick profile of this host with its dataplane section (`nfvperf calibrate --quick`),
+    measured once for the session; skips where the data plane cannot run."""
+    from nfvperf.dataplane import doctor
+
+    failing = [c for c in doctor() if not c.ok and c.name != "CPUs"]
+    if failing:
+        pytest.skip(f"data plane: {failing[0].name}: {failing[0].detail}")
+    from nfvperf.calibrate import dataplane as dp
+    from nfvperf.calibrate import describe_host
+    from nfvperf.calibrate.measure import measure
+    from nfvperf.calibrate.profile import profile_yaml
+
+    raw = dp.measure(quick=True)
+    host = describe_host(tsc_from_log=True)
+    path = tmp_path_factory.mktemp("host") / "host.yaml"
+    path.write_text(profile_yaml(host, measure(host, quick=True), dataplane=dp.derive(raw)))
+    return path, raw

@@ -14,15 +14,9 @@ from nfvperf.hostmodel import DataplaneHost
 pytestmark = [pytest.mark.dataplane]
 
 
-@pytest.fixture(scope="module")
-def section():
-    raw = dp.measure(quick=True)
-    return raw, dp.derive(raw)
-
-
-def test_the_measured_section_is_a_valid_one_with_every_part(section):
-    raw, d = section
-    host = DataplaneHost.model_validate(d)
+def test_the_measured_section_is_a_valid_one_with_every_part(host_profile):
+    raw = host_profile[1]
+    host = DataplaneHost.model_validate(dp.derive(raw))
     assert host.turn_us > 0 and host.slice_us > 0
     assert host.generator.overshoot_us and len(host.generator.overshoot_us) <= dp.KEEP_SAMPLES
     assert set(host.stalls) == {0, 1}
@@ -35,15 +29,8 @@ def test_the_measured_section_is_a_valid_one_with_every_part(section):
         assert sum(n for _, _, n in gen["latency_ns"]["hist"]) == gen["latency_ns"]["count"]
 
 
-def test_a_profile_with_the_section_loads_and_prices_a_chain(section, tmp_path, cli):
-    from nfvperf.calibrate.profile import profile_yaml
-    from nfvperf.calibrate import describe_host
-    from nfvperf.calibrate.measure import measure
-
-    host = describe_host(tsc_from_log=True)
-    text = profile_yaml(host, measure(host, quick=True), dataplane=section[1])
-    prof = tmp_path / "host.yaml"
-    prof.write_text(text)
+def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_path, cli):
+    prof = host_profile[0]
     chain = tmp_path / "c.yaml"
     chain.write_text("name: r\nservices: [{nf: router}]\nheaders:\n"
                      "  dst_ip: {base: 10.0.0.1, step: 256, count: 4096}\n"

@@ -172,7 +172,7 @@ def test_the_second_socket_reads_from_the_nics_socket():
 
 
 @pytest.mark.dataplane
-def test_validate_runs_a_one_host_plan_on_the_data_plane(dataplane, cli, tmp_path):
+def test_validate_runs_a_one_host_plan_on_the_data_plane(host_profile, cli, tmp_path):
     """`plan --validate`: the seed-004 chain planned, scaled to this machine's one NF core and
     run; predictions (batching model on this host's profile) beside the measurements."""
     path = tmp_path / "p.yaml"
@@ -183,7 +183,7 @@ chains:
     services: [{nf: nat}, {nf: ids}]
     traffic: [{frame_bytes: 1518, rate_gbps: 1}, {frame_bytes: 64, rate_mpps: 0.2}]
 """)
-    code, out, err = cli("plan", str(path), "--validate", "--platform", "xeon-e5-2690v2",
+    code, out, err = cli("plan", str(path), "--validate", "--platform", str(host_profile[0]),
                          "-f", "json")
     assert code == 0, err
     rows = json.loads(out)["validation"]
@@ -191,6 +191,10 @@ chains:
     for r in rows:
         assert r["measured_loss"] is not None and r["measured_cycles_per_packet"] > 0
         assert r["predicted_p99_us"] > 0 and r["offered_mpps"] > 0
+        # the chain simulator's prediction of the same run, beside the planner's
+        assert r["chain_predicted_p99_us"] > 0 and r["chain_measured_p99_us"] > 0
+    code, _, err = cli("plan", str(path), "--validate", "--platform", "xeon-e5-2690v2")
+    assert code == 2 and "run `nfvperf calibrate`" in err
     code, _, err = cli("plan", str(path), "--validate")
     assert code == 2 and "--platform with this host's profile" in err
 
