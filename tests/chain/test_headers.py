@@ -85,3 +85,18 @@ def test_a_chain_file_carries_its_headers():
     spec = ChainSpec.model_validate({"services": [{"nf": "router"}],
                                      "headers": {"dst_ip": {"base": "10.0.0.1", "count": 9}}})
     assert spec.headers.dst_ip.count == 9 and spec.passes(0) == 1.0
+
+
+def test_chain_validate_refuses_what_it_cannot_run_before_anything_starts(tmp_path, cli):
+    """An NF the data plane lacks, a profile without the dataplane section, a load out of
+    range: one line each, exit 2 (nothing here needs the data plane)."""
+    chain = tmp_path / "c.yaml"
+    chain.write_text("services: [{nf: l2fwd@paper}]\n")
+    code, out, err = cli("chain", "validate", str(chain), "-p", "xeon-e5-2690v2")
+    assert (code, out) == (2, "") and "services[0].nf" in err and len(err.splitlines()) == 1
+    chain.write_text("services: [{nf: nat}]\n")
+    code, out, err = cli("chain", "validate", str(chain), "-p", "xeon-e5-2690v2",
+                         "--load", "0.5")
+    assert code == 2 and "run `nfvperf calibrate`" in err and len(err.splitlines()) == 1
+    code, out, err = cli("chain", "validate", str(chain), "-p", "xeon-e5-2690v2", "--runs", "0")
+    assert code == 2 and err.startswith("nfvperf: error: --runs: expected 1..20 runs")
