@@ -12,7 +12,7 @@ from nfvperf.validation.chain import TOLERANCE
 
 def cdf_figure(d: dict[str, Any]) -> bytes:
     """One panel per load: the end-to-end latency CDF predicted (dashed) and measured."""
-    from nfvperf.plots import png_bytes, pyplot
+    from nfvperf.plots import pyplot
 
     plt = pyplot()
     pts = d["points"]
@@ -33,15 +33,12 @@ def cdf_figure(d: dict[str, Any]) -> bytes:
     axes[0][0].set_ylabel("fraction of packets")
     axes[0][0].legend(fontsize=8)
     fig.suptitle(f"{d['chain']}: end-to-end latency, predicted vs measured", fontsize=10)
-    fig.tight_layout()
-    out = png_bytes(fig)
-    plt.close(fig)
-    return out
+    return _png(plt, fig)
 
 
 def load_figure(d: dict[str, Any]) -> bytes:
     """Delivered Mpps, loss and mean latency over the offered load, predicted and measured."""
-    from nfvperf.plots import png_bytes, pyplot
+    from nfvperf.plots import pyplot
 
     plt = pyplot()
     pts = sorted(d["points"], key=lambda p: p["offered_mpps"])
@@ -56,6 +53,13 @@ def load_figure(d: dict[str, Any]) -> bytes:
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle(f"{d['chain']} over the offered load", fontsize=10)
+    return _png(plt, fig)
+
+
+def _png(plt, fig) -> bytes:
+    """The figure laid out, as PNG bytes; closed (a suite draws many)."""
+    from nfvperf.plots import png_bytes
+
     fig.tight_layout()
     out = png_bytes(fig)
     plt.close(fig)
