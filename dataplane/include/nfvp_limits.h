@@ -15,6 +15,8 @@
 /* Packets an NF takes from its ring at most (one burst), and the default NF ring size. */
 #define NFVP_NF_MAX_BURST 32
 #define NFVP_NF_RING_SIZE 512
+/* the ring ports' rings (an rte_ring of this size holds one packet less) */
+#define NFVP_PORT_RING_SIZE 1024
 
 /* Frames the generator builds and the mbufs carry (FCS included, as on the wire), and the
  * largest frame anything else takes (a jumbo frame: the EO models, nf-aware's threshold). */

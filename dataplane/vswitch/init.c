@@ -19,7 +19,7 @@
 #include "vswitch.h"
 
 #define HUGEPAGE (2u << 20)
-#define PORT_RING 1024
+
 #define ARENA_HINT 0x3e0000000000ull
 
 static size_t
@@ -32,7 +32,7 @@ arena_bytes(const struct vs_config *c)
 	b += (size_t)c->max_nfs * (2 * (c->ring_size * ring_slot + 256) + sizeof(struct nfvp_slot) +
 				   2 * 256);
 	b += (size_t)c->shared_ring_size * ring_slot;
-	b += (size_t)c->ring_ports * (c->fdir_queues + 1) * PORT_RING * ring_slot;
+	b += (size_t)c->ring_ports * (c->fdir_queues + 1) * NFVP_PORT_RING_SIZE * ring_slot;
 	b += 1024 * 256 + (16u << 20); /* fdir table, memzone headers */
 	b += b / 4;
 	return RTE_ALIGN_CEIL(b, HUGEPAGE);
@@ -84,10 +84,10 @@ port_start(struct vswitch *vs, struct vs_port *p)
 	memset(&conf, 0, sizeof(conf));
 	rc = rte_eth_dev_configure(p->id, p->rx_queues, 1, &conf);
 	for (q = 0; rc == 0 && q < p->rx_queues; q++)
-		rc = rte_eth_rx_queue_setup(p->id, q, PORT_RING, rte_eth_dev_socket_id(p->id), NULL,
+		rc = rte_eth_rx_queue_setup(p->id, q, NFVP_PORT_RING_SIZE, rte_eth_dev_socket_id(p->id), NULL,
 					    vs->pool);
 	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(p->id, 0, PORT_RING, rte_eth_dev_socket_id(p->id), NULL);
+		rc = rte_eth_tx_queue_setup(p->id, 0, NFVP_PORT_RING_SIZE, rte_eth_dev_socket_id(p->id), NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->id);
 	if (rc < 0) {
@@ -115,7 +115,7 @@ ring_port_create(struct vswitch *vs, unsigned int idx)
 
 		snprintf(name, sizeof(name), NFVP_PORT_RING_FMT, idx, is_tx ? "tx" : "rx",
 			 is_tx ? 0 : q);
-		r = rte_ring_create(name, PORT_RING, vs->heap_socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		r = rte_ring_create(name, NFVP_PORT_RING_SIZE, vs->heap_socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (r == NULL) {
 			fprintf(stderr, "vswitch: ring %s: %s\n", name, rte_strerror(rte_errno));
 			return -rte_errno;

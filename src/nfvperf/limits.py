@@ -16,6 +16,8 @@ MAX_PORTS = 4
 #: packets an NF takes from its ring at most, and the default NF ring size
 NF_MAX_BURST = 32
 NF_RING_SIZE = 512
+#: the ring ports' rings (an rte_ring of this size holds one packet less)
+PORT_RING_SIZE = 1024
 #: frames the generator builds and the mbufs carry (FCS included); the largest any model takes
 MIN_FRAME = 64
 MAX_FRAME = 1518

@@ -144,3 +144,20 @@ def test_a_load_the_generator_cannot_send_is_refused_before_anything_starts():
     with pytest.raises(InputError, match=r"load: expected a load the generator can send "
                                          r"\(at most 10.00 Mpps"):
         check_offer(10.1e6, o)
+
+
+def test_the_vswitch_cores_stalls_lose_what_its_port_ring_cannot_hold():
+    """50 stalls a second of 5 ms at 1 Mpps: each holds 5 000 packets at the port, whose ring
+    holds 1 023; the rest are lost there (``port_rx``) and every packet is accounted for."""
+    from nfvperf.hostmodel import Stalls
+
+    p = host_platform()
+    o = SimOptions(stalls={0: Stalls(per_s=50, durations_us=[5000.0])}, vswitch_cpu=0)
+    r = simulate_chain(chain(rate=1e6), p, o, duration_s=0.5)
+    lost = r.dropped["port_rx"]
+    assert 0.5 * 25 * (5000 - 1023) < lost < 2 * 25 * (5000 - 1023)
+    assert r.offered_packets == r.delivered_packets + lost + r.dropped["ring_full"] + \
+        r.dropped["nf"] + r.in_flight
+    assert r.classes[0].offered == r.offered_packets
+    # without the vSwitch's core, no such place
+    assert simulate_chain(chain(rate=1e6), p, duration_s=0.1).dropped["port_rx"] is None

@@ -189,6 +189,10 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         wakes, runs, t = generator_wakes(t, gen, duration_s + warm, rng)
     else:
         wakes, runs = np.zeros(0), np.zeros(0)
+    stamp = t
+    t, c, f, stamp, port_drops, vs_t, vs_e = _vswitch_stalls(
+        options, t, c, f, len(classes), duration_s + warm, warm,
+        np.random.default_rng(options.seed + 2))
     events = sorted(spec.scale, key=lambda e: e.at_s)
     sc_w = np.zeros((len(events), K))
     for j, ev in enumerate(events):
@@ -206,12 +210,55 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         np.array([ev.service for ev in events], dtype=np.int64),
         np.array([ev.instances for ev in events], dtype=np.int64), sc_w, *stalls,
         wakes, runs, options.hop_us * 1e-6,
-        np.array([spec.passes(i) for i in range(S)]))
+        np.array([spec.passes(i) for i in range(S)]), stamp, vs_t, vs_e)
+    cls_stats[:, 0] += port_drops          # offered, and lost at the vSwitch's port
+    cls_stats[:, 2] += port_drops
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,
                            moved=int(m), flows=None, hash_moved=None, mod_moved=None)
                for ev, m in zip(events, moved)]
     return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
-                   scaling, cyc)
+                   scaling, cyc, int(port_drops.sum()) if options.vswitch_cpu is not None
+                   else None)
+
+
+def _stall_times(st, horizon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A core's stalls: Poisson in time at the measured rate, lengths drawn from the measured
+    ones; starts in order."""
+    n = rng.poisson(st.per_s * horizon)
+    return np.sort(rng.uniform(0, horizon, n)), rng.choice(np.asarray(st.durations_us) * 1e-6, n)
+
+
+def _vswitch_stalls(options: SimOptions, t, c, f, n_classes: int, horizon: float, warm: float,
+                    rng: np.random.Generator):
+    """The vSwitch core's stalls (``options.vswitch_cpu``'s in ``stalls``): a packet sent
+    while it is away reaches the first NF when it is back; what the port's ring cannot hold
+    meanwhile is lost there (counted by class, from the warm-up on). Returns the packets kept
+    (arrival at the first NF, class, flow, send time), the losses by class, and the stalls
+    (starts and ends, merged)."""
+    none = np.zeros(0)
+    stalls = options.stalls if isinstance(options.stalls, dict) else {}
+    st = stalls.get(options.vswitch_cpu) if options.vswitch_cpu is not None else None
+    if st is None:
+        return t, c, f, t, np.zeros(n_classes, dtype=np.int64), none, none
+    starts, lengths = _stall_times(st, horizon, rng)
+    vs_t, vs_e = [], []
+    for s0, d in zip(starts, lengths):       # overlapping stalls are one
+        if vs_e and s0 <= vs_e[-1]:
+            vs_e[-1] = max(vs_e[-1], s0 + d)
+        else:
+            vs_t.append(s0)
+            vs_e.append(s0 + d)
+    vs_t, vs_e = np.array(vs_t), np.array(vs_e)
+    k = np.searchsorted(vs_t, t, side="right") - 1          # the stall each packet may be in
+    inside = (k >= 0) & (t < vs_e[np.maximum(k, 0)])
+    first = np.searchsorted(t, vs_t)                         # first packet of each stall
+    rank = np.arange(t.size) - first[np.maximum(k, 0)]
+    lost = inside & (rank >= limits.PORT_RING_SIZE - 1)
+    counted = lost & (t >= warm)
+    drops = np.bincount(c[counted], minlength=n_classes).astype(np.int64)
+    arrive = np.where(inside, vs_e[np.maximum(k, 0)], t)
+    keep = ~lost
+    return arrive[keep], c[keep], f[keep], t[keep], drops, vs_t, vs_e
 
 
 def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
@@ -232,9 +279,8 @@ def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: flo
     else:
         host = {}
     for c, st in sorted(host.items()):
-        n = rng.poisson(st.per_s * horizon)
-        by_core.setdefault(c, []).append((np.sort(rng.uniform(0, horizon, n)),
-                                          rng.choice(np.asarray(st.durations_us) * 1e-6, n)))
+        if c != options.vswitch_cpu:
+            by_core.setdefault(c, []).append(_stall_times(st, horizon, rng))
     gen = options.generator
     if gen is not None and gen.cpu < n_cores and wakes.size:
         by_core.setdefault(gen.cpu, []).append((wakes, runs))
@@ -276,7 +322,7 @@ def _median_cycles(hist: np.ndarray) -> float | None:
 
 
 def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
-            scaling, cyc) -> ChainResult:
+            scaling, cyc, port_rx) -> ChainResult:
     from nfvperf.sim import chain_kernel as kn
 
     cls_rows = []
@@ -316,7 +362,8 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
     o, d, x = (int(v) for v in cls_stats[:, :3].sum(axis=0))
     dropped = dict.fromkeys(DROP_PLACES)
     dropped["nf"] = int(stats[:, :, kn.I_DISCARDED].sum())
-    dropped["ring_full"] = x - dropped["nf"]
+    dropped["port_rx"] = port_rx
+    dropped["ring_full"] = x - dropped["nf"] - (port_rx or 0)
     return ChainResult(
         chain=spec.name, backend="simulator", arch=None, duration_s=dur, offered_packets=o,
         delivered_packets=d, loss_pct=loss(o, d), delivered_mpps=d / dur / 1e6,

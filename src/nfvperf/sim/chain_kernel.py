@@ -44,7 +44,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "0a269d4916cc52e8"
+STATE_DIGEST = "f896473952a3a6fb"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -330,7 +330,7 @@ def _end_of_batch(m, s0, k0, t):
             cnt.soj[s0, k0, lat_bin(st)] += 1
         if s0 + 1 == S:
             if rec:
-                lat = received(m.gen, t) - inp.t_arr[p] + m.gen.hop * S
+                lat = received(m.gen, t) - inp.stamp[p] + m.gen.hop * S
                 cnt.cls[inp.cls[p], 1] += 1
                 cnt.cls_lat[inp.cls[p]] += lat
                 cnt.cls_hist[inp.cls[p], lat_bin(lat)] += 1
@@ -366,7 +366,7 @@ def _end_of_batch(m, s0, k0, t):
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
               warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_off, gen_w, gen_b,
-              hop, keep):
+              hop, keep, stamp, vs_t, vs_e):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event, per-instance histograms of batches' cycles a packet weighted by packets).
@@ -378,13 +378,15 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]``; the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
     the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
-    service s hands on (the NF drops the rest by design). Arrays are sized
+    service s hands on (the NF drops the rest by design); ``stamp``: each packet's send time,
+    where its latency starts (``t_arr``: when it reaches the first NF's ring); the vSwitch
+    core's stalls ``vs_t``-``vs_e`` hold the packets leaving the chain. Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
     inputs the arrays cannot hold (``chain_state.check_inputs``)."""
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
-                 speed, capacity, beta, warmup_s, quantum, switch, keep)
+                 speed, capacity, beta, warmup_s, quantum, switch, keep, stamp)
     check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_off, gen_w, gen_b)
+                 stall_d, stall_off, gen_w, gen_b, vs_t, vs_e)
     S, K = speed.shape
     P, C = t_arr.shape[0], size.shape[0]
     cores, turns = new_cores(core, speed, switch)
@@ -393,7 +395,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
                    np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64),
                    np.zeros((S, K, CYC_BINS)))
     stl = Stalls(stall_t, stall_d, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
-    gen = Gen(gen_w, gen_b, np.zeros(1, dtype=np.int64), hop)
+    gen = Gen(gen_w, gen_b, np.zeros(2, dtype=np.int64), hop, vs_t, vs_e)
     # in the heap at once: an end of batch or retry per busy instance, a turn per core
     m = Sim(inp, new_queues(S, K, capacity, beta, P), new_policy(n_inst, weights, n_flows),
             cores, turns, stl, gen, new_heap(S * K + n_cores), cnt)

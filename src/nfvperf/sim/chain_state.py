@@ -49,9 +49,10 @@ N_POLICIES = len(POLICY_CODES)
 
 #: the run's inputs, as ``run_chain`` takes them (``capacity``: packets a ring holds; ``beta``:
 #: a batch's most; ``warmup``, ``quantum``, ``switch`` in seconds; ``keep[s]``: the share of
-#: packets service s's NF hands on, the rest it drops by design)
+#: packets service s's NF hands on, the rest it drops by design; ``stamp``: when each packet
+#: was sent, where its latency starts)
 Inputs = namedtuple("Inputs", "t_arr cls flow size policy large_bytes cost_bytes cost overhead "
-                              "speed capacity beta warmup quantum switch keep")
+                              "speed capacity beta warmup quantum switch keep stamp")
 #: rings of packets (``ring[s, k]``: ``n`` packets from ``head``), when each packet reached its
 #: ring, the batch each instance serves, and whether it is busy (serving it, or holding it
 #: while its core is stalled)
@@ -73,8 +74,10 @@ Turns = namedtuple("Turns", "on n inst_s inst_k pos parked park_t park_pos")
 Stalls = namedtuple("Stalls", "t d off ptr until")
 #: the generator's wakes (start times, in order) and how long it runs at each: it reads what
 #: came back while it runs, else at its next wake (none: a packet is received as it leaves);
-#: ``ptr[0]``: the wake of the last packet received; ``hop``: a pass through the vSwitch, s
-Gen = namedtuple("Gen", "w b ptr hop")
+#: ``hop``: a pass through the vSwitch, s; ``vs_t``, ``vs_e``: the vSwitch core's stalls
+#: (starts and ends, in order, apart), which hold the packets passing through; ``ptr``: the
+#: wake and the stall of the last packet received
+Gen = namedtuple("Gen", "w b ptr hop vs_t vs_e")
 #: events: time, sequence number, kind and fields; top[H_N] events in it, top[H_SEQ] the next
 #: sequence number
 Heap = namedtuple("Heap", "t seq kind a b top")
@@ -154,6 +157,12 @@ def received(gen, t):
     last pass, at once if the generator is running then, else at its next wake. Packets leave
     in time order, so the wake looked for never goes back."""
     t += gen.hop
+    k = gen.ptr[1]
+    while k < gen.vs_t.shape[0] and gen.vs_e[k] <= t:
+        k += 1
+    gen.ptr[1] = k
+    if k < gen.vs_t.shape[0] and gen.vs_t[k] <= t:
+        t = gen.vs_e[k]         # the vSwitch's core is away: the packet waits for it
     n = gen.w.shape[0]
     if n == 0:
         return t
@@ -235,7 +244,7 @@ def new_cores(core, speed, switch):
 
 @njit(cache=True)
 def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_off, gen_w, gen_b):
+                 stall_d, stall_off, gen_w, gen_b, vs_t, vs_e):
     """Raise ValueError for what the kernel cannot run: sizes that do not agree, numbers out
     of range (an instance, class, flow or core the arrays have no room for)."""
     S, K = inp.speed.shape
@@ -251,7 +260,7 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
             inp.policy.shape[0] != S or inp.large_bytes.shape[0] != S or \
             inp.cost_bytes.shape[0] != S:
         raise ValueError("chain kernel: per-service arrays of different sizes")
-    if inp.cls.shape[0] != P or inp.flow.shape[0] != P:
+    if inp.cls.shape[0] != P or inp.flow.shape[0] != P or inp.stamp.shape[0] != P:
         raise ValueError("chain kernel: per-packet arrays of different sizes")
     if core.min() < 0:
         raise ValueError("chain kernel: a negative core number")
@@ -266,6 +275,11 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
                 raise ValueError("chain kernel: stalls out of time order")
     if gen_b.shape[0] != gen_w.shape[0]:
         raise ValueError("chain kernel: generator wakes and runs of different sizes")
+    if vs_e.shape[0] != vs_t.shape[0]:
+        raise ValueError("chain kernel: vSwitch stalls' starts and ends of different sizes")
+    for i in range(vs_t.shape[0]):
+        if vs_e[i] < vs_t[i] or (i > 0 and vs_t[i] < vs_e[i - 1]):
+            raise ValueError("chain kernel: vSwitch stalls out of order")
     for i in range(1, gen_w.shape[0]):
         if gen_w[i] < gen_w[i - 1]:
             raise ValueError("chain kernel: generator wakes out of time order")

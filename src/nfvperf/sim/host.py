@@ -10,7 +10,9 @@ the data plane costs and waits besides the NFs, and where the data plane puts it
 - the host takes the NF and generator cores away as measured (``stalls``);
 - a packet costs, beyond its NF's EO model, what the smallest NF's loop costs beyond its own
   model at that batch (``nf_loop``: the rings, the lines of small batches on a shared core);
-- each pass through the vSwitch adds its stages' cycles a packet and half an idle loop.
+- each pass through the vSwitch adds its stages' cycles a packet and half an idle loop; the
+  host's stalls of the vSwitch's core hold the packets passing through, and its ports' rings
+  drop what they cannot hold meanwhile.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
     gen_cpu = dp.cpus.generator if gen_cpu is None else gen_cpu
     clock = platform.cpu.clock_hz
     hop_us = (dp.vswitch.hop_cycles(1) + dp.vswitch.idle_loop_cycles / 2) / clock * 1e6
-    stalls = {c: dp.stalls[c] for c in {nf_cpu, gen_cpu} if c in dp.stalls}
+    stalls = {c: dp.stalls[c] for c in {nf_cpu, gen_cpu, dp.cpus.vswitch} if c in dp.stalls}
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
 
@@ -40,6 +42,7 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
     loop = ServiceCost(batch_overhead_cycles=0, loop_cycles=dp.nf_loop.beyond(forward))
     fields = {
         "arrivals": "paced", "nf_cpu": nf_cpu, "hop_us": hop_us,
+        "vswitch_cpu": dp.cpus.vswitch,
         "switch_us": dp.turn_us, "quantum_us": dp.slice_us, "stalls": stalls or None,
         "generator": Generator(cpu=gen_cpu, **dp.generator.model_dump()),
         "services": {i: loop for i in range(n_services)},

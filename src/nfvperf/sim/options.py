@@ -96,6 +96,9 @@ class SimOptions(FileModel):
                                "naming no cpu share (as the data plane's NF core); default: "
                                "a core each")
     hop_us: float = Field(0, ge=0, description="latency of a pass through the vSwitch")
+    vswitch_cpu: int | None = Field(None, ge=0, description="the vSwitch's core: its stalls "
+                                    "(in `stalls` by core) hold the packets passing through, "
+                                    "and its ports' rings drop what they cannot hold then")
     generator: Generator | None = Field(None, description="the generator beside the NFs "
                                         "(default: packets enter and leave the chain as they "
                                         "go, with no generator of their own)")
