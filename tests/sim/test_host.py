@@ -161,3 +161,12 @@ def test_the_vswitch_cores_stalls_lose_what_its_port_ring_cannot_hold():
     assert r.classes[0].offered == r.offered_packets
     # without the vSwitch's core, no such place
     assert simulate_chain(chain(rate=1e6), p, duration_s=0.1).dropped["port_rx"] is None
+
+
+def test_the_loops_cost_a_packet_is_counted_once():
+    """100 cycles a packet measured and 50 of the loop's a packet, no batch cost: a packet
+    costs 150 cycles (the median over batches, as the data plane reports it)."""
+    o = SimOptions.model_validate({"services": {0: {
+        "cycles_per_packet": 100, "packet_overhead_cycles": 50, "batch_overhead_cycles": 0}}})
+    r = simulate_chain(chain(rate=1e4), host_platform(), o, duration_s=0.1)
+    assert r.services[0].instances[0].cycles_per_packet == pytest.approx(150, rel=0.01)

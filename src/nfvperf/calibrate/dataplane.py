@@ -28,29 +28,26 @@ KEEP_SAMPLES = 400
 STALL_GAP_S = 20e-6
 
 
-def _on_cpu(cpu: int, fn, twin: bool = False) -> list:
-    """fn() run pinned to ``cpu`` in this process, and with ``twin`` at the same time in a
-    forked copy beside it; their results (JSON) in a list. The affinity is restored after."""
-    before = os.sched_getaffinity(0)
+def _pinned(cpus: list[int], fn) -> list:
+    """fn() run at once in a forked process pinned to each of ``cpus`` (a CPU may be named
+    twice: two processes share it); their results (JSON), in the order of ``cpus``."""
     r, w = os.pipe()
-    pid = os.fork() if twin else -1
-    try:
-        os.sched_setaffinity(0, {cpu})
-        out = fn()
-        if pid == 0:
-            os.write(w, json.dumps(out).encode())
-            os._exit(0)
-        results = [out]
-        if pid > 0:
-            os.waitpid(pid, 0)
-            results.append(json.loads(os.read(r, 1 << 22)))
-    finally:
-        if pid == 0:
-            os._exit(1)
-        os.close(r)
-        os.close(w)
-        os.sched_setaffinity(0, before)
-    return results
+    pids = []
+    for i, c in enumerate(cpus):
+        pid = os.fork()
+        if pid == 0:            # pragma: no cover - the child reports through the pipe
+            try:
+                os.sched_setaffinity(0, {c})
+                os.write(w, (json.dumps([i, fn()]) + "\n").encode())
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    os.close(w)
+    with os.fdopen(r) as f:     # read before waiting: the reports outgrow a pipe's buffer
+        got = dict(json.loads(line) for line in f if line.strip())
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return [got[i] for i in range(len(cpus))]
 
 
 def _gaps(seconds: float, over_s: float) -> list[list[float]]:
@@ -70,7 +67,7 @@ def _gaps(seconds: float, over_s: float) -> list[list[float]]:
 def slice_us(cpu: int, seconds: float = 0.5) -> float:
     """How long the kernel lets one of two busy processes on one CPU run before the other: the
     median run between the gaps each sees in its own clock."""
-    both = _on_cpu(cpu, lambda: _gaps(seconds, 50e-6), twin=True)
+    both = _pinned([cpu, cpu], lambda: _gaps(seconds, 50e-6))
     runs = [run for g in both for run, _ in g]
     return statistics.median(runs) * 1e6 if runs else seconds * 1e6
 
@@ -85,7 +82,7 @@ def turn_us(cpu: int, seconds: float = 0.5) -> float:
             n += 1
         return n
 
-    return seconds / max(sum(_on_cpu(cpu, ping, twin=True)), 1) * 1e6
+    return seconds / max(sum(_pinned([cpu, cpu], ping)), 1) * 1e6
 
 
 def stalls(cpus: list[int], seconds: float = 3.0) -> dict[int, dict]:
@@ -93,25 +90,10 @@ def stalls(cpus: list[int], seconds: float = 3.0) -> dict[int, dict]:
     them (a VM's vCPUs are descheduled more, and for longer, when the VM uses all of them): a
     busy process on each CPU at once, the gaps over 20 µs in its own clock: how often, how
     long."""
-    r, w = os.pipe()
-    pids = []
-    for c in cpus:
-        pid = os.fork()
-        if pid == 0:            # pragma: no cover - the child reports through the pipe
-            try:
-                os.sched_setaffinity(0, {c})
-                gaps = _gaps(seconds, STALL_GAP_S)
-                os.write(w, (json.dumps([c, gaps]) + "\n").encode())
-            finally:
-                os._exit(0)
-        pids.append(pid)
-    os.close(w)
-    with os.fdopen(r) as f:     # read before waiting: the reports outgrow a pipe's buffer
-        got = [json.loads(line) for line in f if line.strip()]
-    for pid in pids:
-        os.waitpid(pid, 0)
+    got = _pinned(cpus, lambda: _gaps(seconds, STALL_GAP_S))
     return {c: {"per_s": len(g) / seconds,
-                "durations_us": [round(x * 1e6, 1) for _, x in g] or [0.0]} for c, g in got}
+                "durations_us": [round(x * 1e6, 1) for _, x in g] or [0.0]}
+            for c, g in zip(cpus, got)}
 
 
 def smallest_chain(rate_pps: float, *, duration_s: float, vswitch_cpu: int, nf_cpu: int,

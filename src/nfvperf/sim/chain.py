@@ -51,7 +51,6 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
                 out[i] = np.interp(frame_sizes, xs, [c[x] for x in xs])
             else:
                 out[i] = c
-            out[i] += cost.packet_overhead_cycles
             continue
         ref = cost.model or svc.nf
         nf = nfs.CATALOGUE.get(ref)
@@ -69,7 +68,6 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions,
                     dict.fromkeys(r.path for r in rows)) + ")", svc.path,
                     field=f"services[{i}].path")
             out[i, j] = row.cycles_per_packet
-        out[i] += cost.packet_overhead_cycles
     return out
 
 
