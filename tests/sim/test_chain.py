@@ -118,6 +118,30 @@ def test_instances_that_share_a_core_share_its_capacity():
     assert own["loss_pct"] < 1
 
 
+def test_a_rate_on_the_command_line_scales_the_chain_files_own_traffic(cli, tmp_path):
+    """--rate-mpps and --rate-gbps set the total of a chain file's classes, their mix of frame
+    sizes and flows kept (the rate was ignored for a file with traffic)."""
+    import json
+
+    path = tmp_path / "chain.yaml"
+    path.write_text("services:\n  - {nf: forward}\n"
+                    "traffic:\n  - {frame_bytes: 64, rate_pps: 30000, flows: 4}\n"
+                    "  - {frame_bytes: 1518, rate_pps: 10000, flows: 2}\n")
+    code, out, err = cli("chain", "simulate", str(path), "--duration", "0.2", "--rate-mpps",
+                         "0.2", "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    offered = [c["offered"] for c in r["classes"]]
+    assert sum(offered) == pytest.approx(0.2e6 * 0.2, rel=0.02)
+    assert offered[0] == pytest.approx(3 * offered[1], rel=0.02)
+    # 1 Gbps on the wire: 3 frames of 84 B for one of 1538 B
+    code, out, err = cli("chain", "simulate", str(path), "--duration", "0.2", "--rate-gbps",
+                         "1", "-f", "json")
+    pps = 1e9 / ((3 * 84 + 1538) * 8 / 4)
+    assert sum(c["offered"] for c in json.loads(out)["classes"]) == \
+        pytest.approx(pps * 0.2, rel=0.02)
+
+
 def test_chain_simulate_cli_prices_each_service_by_its_model_or_the_options(cli, tmp_path):
     """`nfvperf chain simulate`: per class, service and instance, each instance's cycles a
     packet from its NF's EO model, or from the simulator's options file (--sim)."""

@@ -154,6 +154,21 @@ def test_a_core_is_stalled_by_its_own_stalls_only():
     assert sorted(cls_lat * 1e6) == pytest.approx([11, 12, 13])
 
 
+def test_a_stall_that_begins_during_a_batch_preempts_it():
+    """Core 3 (the second service's) serves the packets one at a time from 1 µs; it is taken
+    away at 2.5 µs for 10 µs, while it serves the second (2 to 3 µs): the first leaves at
+    2 µs, the second at 13, the third at 14, and the preempted batch's cycles a packet are the
+    clock's over it (11 µs: 11000 cycles at 1 GHz), as the data plane's TSC counts them."""
+    stalled = dict(stall_t=np.array([2.5e-6]), stall_d=np.array([10e-6]),
+                   stall_off=np.array([0, 0, 0, 0, 1]))
+    stats, _, _, cls_lat, _, _, cyc = kn.run_chain(*tie(**stalled).values())
+    assert sorted(cls_lat * 1e6) == pytest.approx([2, 13, 14])
+    assert stats[1, 0, kn.I_CYCLES] == pytest.approx(11000 + 2 * 1000)
+    hot = np.nonzero(cyc[1, 0])[0]
+    assert list(cyc[1, 0, hot]) == [2, 1]
+    assert kn.cycle_bin(11000.0) == hot[1] and kn.cycle_bin(1000.0) == hot[0]
+
+
 def test_an_nf_drops_by_design_the_share_it_does_not_keep():
     """The second service keeps none of its packets: all three are served there, none leave
     the chain, each is counted dropped (by the NF, not a full ring) at its class."""

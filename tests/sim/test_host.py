@@ -52,6 +52,11 @@ def test_host_options_carry_the_section():
     o = host_options(host_platform(), 2)
     assert (o.nf_cpu, o.generator.cpu, o.arrivals) == (1, 1, "paced")
     assert (o.switch_us, o.quantum_us) == (1.5, 4000)
+    # a wake beside the NFs: the generator's CPU time and two changes of turn; on a core of
+    # its own, its CPU time
+    wake = host_platform().dataplane.generator.wake_us
+    assert o.generator.wake_us == pytest.approx(wake + 2 * 1.5)
+    assert host_options(host_platform(), 2, gen_cpu=0).generator.wake_us == wake
     forward = estimate(load_nf("forward"), host_platform(), frame_bytes=64)[-1]
     assert o.cost(1).loop_cycles == pytest.approx({1.0: 440 - forward.cycles_per_packet,
                                                    4.0: 290 - forward.cycles_per_packet,
@@ -123,13 +128,15 @@ def test_a_router_drops_what_it_has_no_route_for_and_the_prediction_says_where()
 def test_the_capacity_stops_where_the_generator_would_poll():
     """The NF core's capacity as the model has it: the core's time left by the generator's
     wakes and the stalls over a packet's time, and no more than the rate at which the
-    generator stops napping (a burst due before its wake, packets and shortest nap are over)."""
+    generator stops napping (a burst due before its wake — its CPU time and two changes of
+    turn —, packets and shortest nap are over)."""
     from nfvperf.validation.chain import capacity_pps, polling_pps
 
     p = host_platform()
     o = host_options(p, 1)
     poll = polling_pps(o.generator, o.burst)
-    assert poll == pytest.approx(32 / ((3.0 + limits.GEN_NAP_MIN_US + 2 * 0.05 * 32) * 1e-6))
+    assert poll == pytest.approx(32 / ((3.0 + 2 * 1.5 + limits.GEN_NAP_MIN_US + 2 * 0.05 * 32)
+                                      * 1e-6))
     assert capacity_pps(chain("forward"), p, o) == pytest.approx(poll)   # a light NF
     heavy = ChainSpec.model_validate({"services": [{"nf": "ids"}], "traffic": [
         {"frame_bytes": 1518, "rate_pps": 1e4, "flows": 4}]})

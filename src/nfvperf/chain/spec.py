@@ -245,6 +245,15 @@ class ChainSpec(_Checked):
             raise InputError(f"at most {limits.MAX_FLOWS} flows in all", flows, field="flows")
         return classes
 
+    def at_rate(self, total_pps: float) -> ChainSpec:
+        """The chain with its traffic classes' rates scaled together to ``total_pps`` in all
+        (the mix of frame sizes and flows kept)."""
+        classes = self.classes()
+        factor = total_pps / sum(c.pps for c in classes)
+        traffic = [TrafficClass(frame_bytes=c.frame_bytes, rate_pps=c.pps * factor,
+                                flows=c.flows) for c in classes]
+        return self.model_copy(update={"traffic": traffic})
+
     def most_instances(self, i: int) -> int:
         """The most instances service ``i`` has at any time (scale events included)."""
         return max([self.services[i].instances]

@@ -51,7 +51,8 @@ def chain_simulate(
     quiet: QuietOpt = False,
 ) -> None:
     """Predict a chain: each instance a batched polling queue priced by its NF's EO model.
-    --packet-size, --rate-* and --flows make its traffic when the file has none."""
+    --packet-size, --rate-* and --flows make its traffic when the file has none; --rate-*
+    scale the file's own."""
     from nfvperf.chain import load_chain
     from nfvperf.eo.platform import load_platform
     from nfvperf.sim.chain import simulate_chain
@@ -69,7 +70,7 @@ def chain_simulate(
     changes = {k: v for k, v in (("arrivals", arrivals), ("seed", seed)) if v is not None}
     if changes:
         options = SimOptions.model_validate({**options.model_dump(), **changes})
-    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
     with stages() as say:
         if say:
             say("simulating", 0, 1)
@@ -94,13 +95,14 @@ def chain_run(
     quiet: QuietOpt = False,
 ) -> None:
     """Measure a chain on the data plane: its instances as NF processes, its services in the
-    vSwitch, its traffic from the generator, its scale events on time."""
+    vSwitch, its traffic from the generator, its scale events on time. --rate-* scale the
+    file's traffic (or, with --packet-size and --flows, make it when the file has none)."""
     from nfvperf.chain import load_chain
     from nfvperf.dataplane.chain import run_chain
 
     set_quiet(quiet)
     spec = load_chain(chain, runnable=True)
-    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
     with stages() as say:
         result = run_chain(spec, arch=arch, default=default, duration_s=duration,
                            vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
@@ -150,7 +152,7 @@ def chain_validate(
     prof = load_platform(platform)
     options = load_options(sim) if sim is not None else None
     loads = parse_list(load, "--load", float) if load else None
-    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
     with stages() as say:
         result = validate_chain(spec, prof, loads=loads, runs=runs, duration_s=duration,
                                 arch=arch, default=default, vswitch_cpu=vswitch_cpu,
@@ -167,6 +169,23 @@ def _show(result: dict, fmt: Format, out: Path | None) -> None:
     from nfvperf.chain.views import chain_rows, chain_tables
 
     emit(result, fmt, out, chain_tables, csv_rows=chain_rows(result))
+
+
+def with_traffic(spec, packet_size: int, rate_mpps: float | None, rate_gbps: float | None,
+                 flows: int):
+    """The chain and the command line's traffic: a chain file with traffic of its own is
+    scaled to --rate-mpps or --rate-gbps (its mix of frames and flows kept) when one is given;
+    for one without, they make its class (``default_class``)."""
+    default = default_class(packet_size, rate_mpps, rate_gbps, flows)
+    if not spec.traffic or (rate_mpps is None and rate_gbps is None):
+        return spec, default
+    if rate_mpps is not None:
+        return spec.at_rate(default.pps), default
+    from nfvperf.units import wire_bits
+
+    mix = spec.classes()
+    bits = sum(c.pps * wire_bits(c.frame_bytes) for c in mix) / sum(c.pps for c in mix)
+    return spec.at_rate(rate_gbps * 1e9 / bits), default
 
 
 def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,

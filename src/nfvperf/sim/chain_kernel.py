@@ -2,7 +2,8 @@
 queue (see ``sim.chain``). Continuous time in seconds; events are the external arrivals (sorted,
 read in order) and, in a heap (``sim.chain_state``), the ends of batches (one per busy
 instance), the turns of shared cores and the retries of instances whose core was stalled.
-Events at one time are taken arrivals first, then in the order they were scheduled.
+Events at one time are taken arrivals first, then in the order they were scheduled. (This file
+runs past 400 lines: its event handlers compile as one numba unit, cached on this file's text.)
 
 An instance that is idle starts a batch as soon as a packet reaches its queue; at the end of a
 batch it takes the next one (up to β packets) if any wait: a polling NF that never sleeps, as
@@ -20,7 +21,9 @@ instance with packets runs batches for up to ``quantum`` and then yields, an idl
 once; so a packet that reaches an idle instance waits for its turn to come round.
 
 A stall of a core (the host taking it away, or the generator running on it) holds the core and
-the packets of the instance that would run until it ends; the instance tries again then.
+the packets of the instance that would run until it ends; the instance tries again then. One
+that begins during a batch preempts it: the batch ends that much later, and its cycles a packet
+are the clock's over the batch (as the data plane counts them), the time away included.
 
 The generator (when given its wakes) receives a packet that leaves the chain while it runs, else
 at its next wake: the latency it measures ends there. Each pass through the vSwitch adds
@@ -177,7 +180,7 @@ def _enqueue(inp, q, cnt, s, k, p, t):
 def _start(m, s, k, t):
     """An idle instance with packets waiting takes up to beta of them on its core (free). A
     stall of the core that has begun holds the core and the packets until it ends: the
-    instance tries again then."""
+    instance tries again then; one that begins during the batch holds the batch."""
     inp, q, stl = m.inp, m.q, m.stl
     if q.busy[s, k] or q.n[s, k] == 0:
         return
@@ -201,12 +204,19 @@ def _start(m, s, k, t):
     q.n[s, k] -= nb
     q.batch_n[s, k] = nb
     q.busy[s, k] = True
+    end = t + tot / inp.speed[s, k]
+    # a stall that begins while the batch runs preempts it: the batch ends that much later,
+    # and its cycles (the clock's, as the data plane counts them) take in the time it was away
+    while stl.ptr[c] < stl.off[c + 1] and stl.t[stl.ptr[c]] < end:
+        end += stl.d[stl.ptr[c]]
+        stl.ptr[c] += 1
     if t >= inp.warmup:
+        seen = (end - t) * inp.speed[s, k]
         m.cnt.stats[s, k, I_BATCHES] += 1
         m.cnt.stats[s, k, I_BATCHED] += nb
-        m.cnt.stats[s, k, I_CYCLES] += tot
-        m.cnt.cyc[s, k, cycle_bin(tot / nb)] += nb
-    push(m.heap, t + tot / inp.speed[s, k], END_OF_BATCH, s, k)
+        m.cnt.stats[s, k, I_CYCLES] += seen
+        m.cnt.cyc[s, k, cycle_bin(seen / nb)] += nb
+    push(m.heap, end, END_OF_BATCH, s, k)
 
 
 @njit(cache=True, _nrt=False)

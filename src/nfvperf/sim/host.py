@@ -5,8 +5,10 @@ the data plane costs and waits besides the NFs, and where the data plane puts it
 - instances of services that name no ``cpu`` share the NF core (``nf_cpu``), as ``chain run``
   puts them, and take turns on it: a change of turn costs ``turn_us``, a busy one keeps the core
   up to ``slice_us``;
-- the generator sends paced at its wakes on ``gen_cpu`` and runs there (``generator``); the
-  latency it measures ends when it reads a packet back;
+- the generator sends paced at its wakes on ``gen_cpu`` and runs there (``generator``): a wake
+  takes the NF core for its CPU time and two changes of turn (to it and back); one that comes
+  while an NF serves a batch preempts it; the latency it measures ends when it reads a packet
+  back;
 - the host takes the NF and generator cores away as measured (``stalls``);
 - a packet costs, beyond its NF's EO model, what the smallest NF's loop costs beyond its own
   model at that batch (``nf_loop``: the rings, the lines of small batches on a shared core);
@@ -40,11 +42,17 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
 
     forward = estimate(load_nf("forward"), platform, frame_bytes=64)[-1].cycles_per_packet
     loop = ServiceCost(batch_overhead_cycles=0, loop_cycles=dp.nf_loop.beyond(forward))
+    # a wake takes the core from the NFs for the generator's CPU time and two changes of
+    # process (to it and back), where it shares their core
+    generator = Generator(cpu=gen_cpu, **dp.generator.model_dump())
+    if gen_cpu == nf_cpu:
+        generator = generator.model_copy(update={"wake_us": dp.generator.wake_us
+                                                 + 2 * dp.turn_us})
     fields = {
         "arrivals": "paced", "nf_cpu": nf_cpu, "hop_us": hop_us,
         "vswitch_cpu": dp.cpus.vswitch,
         "switch_us": dp.turn_us, "quantum_us": dp.slice_us, "stalls": stalls or None,
-        "generator": Generator(cpu=gen_cpu, **dp.generator.model_dump()),
+        "generator": generator,
         "services": {i: loop for i in range(n_services)},
     }
     if base is not None:

@@ -82,14 +82,6 @@ def compare(name: str, predicted: list[float | None], measured: list[float | Non
     return out
 
 
-def scaled(spec: ChainSpec, classes: list[TrafficClass], total_pps: float) -> ChainSpec:
-    """The chain with its classes' rates scaled together to ``total_pps`` in all."""
-    factor = total_pps / sum(c.pps for c in classes)
-    traffic = [TrafficClass(frame_bytes=c.frame_bytes, rate_pps=c.pps * factor, flows=c.flows)
-               for c in classes]
-    return spec.model_copy(update={"traffic": traffic})
-
-
 def capacity_pps(spec: ChainSpec, platform, options) -> float:
     """Packets a second the chain's NF core carries at most, as the model has it: the core's
     time left by the generator's wakes and the host's stalls, over what a packet of the chain's
@@ -225,7 +217,7 @@ def validate_chain(spec: ChainSpec, platform, *, loads: list[float] | None = Non
                 raise InputError("loads in (0, 10] (fractions of the capacity)", x,
                                  field="load")
     specs = [(None, spec)] if loads is None else \
-        [(x, scaled(spec, classes, x * capacity)) for x in loads]
+        [(x, spec.at_rate(x * capacity)) for x in loads]
     for _, s in specs:
         check_offer(sum(c.pps for c in s.classes(None)), options)
     cpus = {"vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu}
