@@ -94,6 +94,33 @@ def scatter(points: list[dict], path: Path) -> None:
     save_png(fig, path)
 
 
+def cdfs(points: list[dict], chain: str, path: Path) -> None:
+    """One chain's end-to-end latency CDFs, predicted and measured, at each load (as Geissler
+    et al.'s Fig. 13)."""
+    from nfvperf.plots import pyplot, save_png
+
+    plt = pyplot()
+    mine = [p for p in points if p["chain"] == chain and p.get("cdf")]
+    if not mine:
+        return
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, p in enumerate(mine):
+        color = f"C{i}"
+        for side, style in (("measured", "-"), ("predicted", "--")):
+            xy = p["cdf"].get(side) or []
+            if xy:
+                ax.step([x for x, _ in xy], [y for _, y in xy], style, color=color,
+                        where="post", label=f"load {p['load']} {side}")
+    ax.set_xscale("log")
+    ax.set_xlabel("latency, µs")
+    ax.set_ylabel("fraction of packets")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(f"{chain}: latency CDFs, predicted (dashed) and measured", fontsize=10)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--platform", required=True, help="this host's profile (nfvperf calibrate)")
@@ -138,6 +165,7 @@ def main() -> None:
          "duration_s": args.duration, "minutes": (time.monotonic() - t0) / 60,
          "targets": rows}, indent=1))
     scatter(points, out / "chain-validate.png")
+    cdfs(points, "nat-ids", out / "chain-validate-cdf.png")
     print("\nquantity              within / points   share   target")
     for r in rows:
         share = "–" if r["share"] is None else f"{100 * r['share']:5.1f} %"
