@@ -142,3 +142,25 @@ def test_access_mode_picks_overlapped_or_dependent_loads():
 def test_calibrate_rejects_an_unknown_access_mode(cli):
     code, _, err = cli("calibrate", "--access", "random")
     assert code == 2 and "--access: expected overlapped or dependent" in err
+
+
+def test_the_data_planes_parts_are_fitted_from_the_reports():
+    """The generator's CPU time splits into wakes and packets (7 µs a wake, 0.04 µs a packet
+    sent or received, over runs at three loads), the vSwitch's stage into batch + packet × n
+    (60 + 20 n over loops of 1 and 31 packets); neither part comes out negative."""
+    from nfvperf.calibrate.dataplane import _generator, _stage
+
+    def run(naps: int, packets: int) -> dict:
+        return {"gen": {"naps": {"count": naps, "samples": [[20_000, 35_000]]},
+                        "sent": packets // 2, "received": packets - packets // 2,
+                        "send_cpu_ns": 1e3 * (7.0 * naps + 0.04 * packets)}}
+
+    g = _generator([run(20_000, 40_000), run(25_000, 200_000), run(30_000, 2_000_000)])
+    assert g["wake_us"] == pytest.approx(7.0) and g["packet_us"] == pytest.approx(0.04)
+    assert g["overshoot_us"] == [15.0] * 3           # one sample a run, each 15 µs over
+    only_packets = _generator([run(0, 1000), run(0, 5000)])
+    assert only_packets["wake_us"] == 0 and only_packets["packet_us"] == pytest.approx(0.04)
+    loops = {"calls": 2, "packets": 32, "cycles": (60 + 20) + (60 + 20 * 31),
+             "sum_pp": 1 + 31 ** 2, "sum_cp": 80 * 1 + 680 * 31}
+    assert _stage([{"vswitch": {"stages": {"nf": loops}}}], "nf") == \
+        {"batch_cycles": 60.0, "packet_cycles": 20.0}

@@ -190,25 +190,16 @@ def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
 
 def _generator(runs: list[dict]) -> dict:
     """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
-    through the origin over the runs)."""
+    through the origin over the runs, neither negative)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
     over = quantiles([max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"]])
-    rows = [(r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"],
-             r["gen"]["send_cpu_ns"] / 1e3) for r in runs]
-    sww = sum(w * w for w, _, _ in rows)
-    spp = sum(p * p for _, p, _ in rows)
-    swp = sum(w * p for w, p, _ in rows)
-    swy = sum(w * y for w, _, y in rows)
-    spy = sum(p * y for _, p, y in rows)
-    den = sww * spp - swp * swp
-    if den > 0:
-        wake = (swy * spp - spy * swp) / den
-        packet = (spy * sww - swy * swp) / den
-    else:
-        wake, packet = 0.0, 0.0
-    if wake < 0 or packet < 0:      # one of them alone
-        packet = max(spy / spp, 0.0) if wake < 0 and spp else 0.0
-        wake = 0.0 if wake < 0 else max(swy / sww, 0.0) if sww else 0.0
-    return {"wake_us": round(wake, 3), "packet_us": round(packet, 4),
+    a = np.array([[r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"]]
+                  for r in runs], dtype=float)
+    y = np.array([r["gen"]["send_cpu_ns"] / 1e3 for r in runs])
+    wake, packet = nnls(a, y)[0] if a.any() else (0.0, 0.0)
+    return {"wake_us": round(float(wake), 3), "packet_us": round(float(packet), 4),
             "overshoot_us": [round(x, 2) for x in over]}
 
 

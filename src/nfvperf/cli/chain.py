@@ -181,11 +181,7 @@ def with_traffic(spec, packet_size: int, rate_mpps: float | None, rate_gbps: flo
         return spec, default
     if rate_mpps is not None:
         return spec.at_rate(default.pps), default
-    from nfvperf.units import wire_bits
-
-    mix = spec.classes()
-    bits = sum(c.pps * wire_bits(c.frame_bytes) for c in mix) / sum(c.pps for c in mix)
-    return spec.at_rate(rate_gbps * 1e9 / bits), default
+    return spec.at_rate(rate_gbps * 1e9 * spec.pps / spec.wire_bps), default
 
 
 def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,

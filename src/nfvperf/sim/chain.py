@@ -102,8 +102,8 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
     runs ``wake_us`` + ``packet_us`` a packet sent and one received (as many come back as go
     out, at a steady load), then naps until the next full burst is due, at most
     ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
-    when the next packet falls due), each nap longer than asked by a measured overshoot. Returns the wakes, how long it
-    runs at each, and each packet's send time."""
+    when the next packet falls due), each nap longer than asked by a measured overshoot.
+    Returns the wakes, how long it runs at each, and each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
     over = np.asarray(gen.overshoot_us) * 1e-6

@@ -11,8 +11,9 @@ runs, its spread the measured minimum and maximum.
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
 capacity_mpps, saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
 spread}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
-measured}, placement_ratio}]}``. Errors are relative (%, over the measurement) except loss,
-whose error is the difference in percentage points.
+measured}, placement_ratio, measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
+Errors are relative (%, over the measurement) except loss, whose error is the difference in
+percentage points.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
 
     classes = spec.classes(None)
     cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes])
-    share = np.array([c.pps for c in classes]) / sum(c.pps for c in classes)
+    share = np.array([c.pps for c in classes]) / spec.pps
     per_packet = sum(float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
                      / options.burst for i in range(len(spec.services)))
     seconds = per_packet / platform.cpu.clock_hz
@@ -176,7 +177,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
                                            [x[i.name][q] for x in inst_m])
                                 for q in PER_INSTANCE}}
             for i in s.instances]})
-    offered = sum(c.pps for c in spec.classes(None))
+    offered = spec.pps
     return {
         "load": load, "offered_mpps": offered / 1e6, "capacity_mpps": capacity / 1e6,
         "saturated": bool(offered >= capacity),
@@ -204,10 +205,9 @@ def validate_chain(spec: ChainSpec, platform, *, loads: list[float] | None = Non
     if not 1 <= runs <= 20:
         raise InputError("1..20 runs", runs, field="runs")
     spec.check(runnable=True)
-    check_run(arch=arch, duration_s=duration_s, cpus={
-        "vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu})
-    classes = spec.classes(default)
-    spec = spec.model_copy(update={"traffic": classes})
+    cpus = {"vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu}
+    check_run(arch=arch, duration_s=duration_s, cpus=cpus)
+    spec = spec.model_copy(update={"traffic": spec.classes(default)})
     options = host_options(platform, len(spec.services), nf_cpu=nf_cpu, gen_cpu=gen_cpu,
                            base=sim)
     capacity = capacity_pps(spec, platform, options)
@@ -219,8 +219,7 @@ def validate_chain(spec: ChainSpec, platform, *, loads: list[float] | None = Non
     specs = [(None, spec)] if loads is None else \
         [(x, spec.at_rate(x * capacity)) for x in loads]
     for _, s in specs:
-        check_offer(sum(c.pps for c in s.classes(None)), options)
-    cpus = {"vswitch_cpu": vswitch_cpu, "nf_cpu": nf_cpu, "gen_cpu": gen_cpu}
+        check_offer(s.pps, options)
     points = []
     for j, (load, s) in enumerate(specs):
         def say(what: str, j=j, load=load) -> None:
