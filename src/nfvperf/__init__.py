@@ -10,6 +10,7 @@ The public API is imported lazily, so that ``import nfvperf`` stays cheap::
 
     chain = nfv.load_chain("nat-ids.yaml")           # one chain, two back ends, one record
     predicted = nfv.simulate_chain(chain, platform, duration_s=1.0)
+    nfv.predict_chain(chain, platform)               # the batching model where it applies
     measured = nfv.run_chain(chain, duration_s=1.0)  # the DPDK data plane
     predicted.to_dict().keys() == measured.to_dict().keys()
 
@@ -37,6 +38,7 @@ _EXPORTS = {
     "load_chain": "nfvperf.chain",
     "SimOptions": "nfvperf.sim.options",
     "simulate_chain": "nfvperf.sim.chain",
+    "predict_chain": "nfvperf.sim.analytic",
     "run_chain": "nfvperf.dataplane.chain",
     "load_plan": "nfvperf.plan.spec",
     "plan": "nfvperf.plan",

@@ -6,6 +6,8 @@ what was found: never a traceback, and nothing written.
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,13 @@ def test_earlier_spellings_of_chain_verbs_work_with_a_notice(cli, tmp_path):
         notice, error = err.splitlines()
         assert code == 2 and f"is now `nfvperf {new} FILE`" in notice
         assert notice.startswith("nfvperf: notice: ") and error.endswith(expected)
+    good = tmp_path / "good.yaml"      # and a good file runs, its options where they belong
+    good.write_text("services: [{nf: nat}]\n")
+    code, out, err = cli("simulate", "--chain", str(good), "--rate-mpps", "0.5",
+                         "--packet-size", "128", "-f", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["classes"][0]["frame_bytes"] == 128 and r["classes"][0]["rate_pps"] == 5e5
 
 
 @pytest.mark.parametrize("verb", ["run", "simulate"])

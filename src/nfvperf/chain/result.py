@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 #: the vSwitch's output port (``port_tx``), an instance's full ring (``ring_full``), the NF's
 #: own verdict (``nf``), no chain for its address (``no_chain``), its NF gone or dead
 DROP_PLACES = ("port_rx", "port_tx", "ring_full", "nf", "no_chain", "nf_absent", "nf_dead")
-BACKENDS = ("simulator", "dataplane")
+BACKENDS = ("simulator", "batching-model", "dataplane")
 
 
 def loss(offered: float, delivered: float) -> float | None:
@@ -96,7 +96,7 @@ class ChainResult:
     """One run of a chain (see the module docstring for the accounting)."""
 
     chain: str
-    backend: str                    # "simulator" or "dataplane"
+    backend: str                    # "simulator", "batching-model" or "dataplane"
     arch: str | None                # the data plane's exchange architecture
     duration_s: float
     offered_packets: int

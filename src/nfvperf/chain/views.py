@@ -24,7 +24,7 @@ def chain_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
 
 def chain_tables(d: dict[str, Any]) -> list[Any]:
     lat = d["latency_us"]
-    where = d["arch"] or "the simulator"
+    where = d["arch"] or f"the {d['backend'].replace('-', ' ')}"
     title = (f"{d['chain']} on {where}: {_fmt(d['delivered_mpps'])} Mpps "
              f"{_fmt(d['delivered_gbps'])} Gbps delivered, loss {_fmt(d['loss_pct'], 2)} %, "
              f"latency mean / p50 / p99 " + " / ".join(_fmt(lat[k], 1) for k in

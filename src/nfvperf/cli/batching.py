@@ -100,8 +100,10 @@ def simulate(
         from nfvperf.cli.chain import chain_simulate
 
         renamed("simulate --chain FILE", "chain simulate FILE")
-        chain_simulate(chain, platform or DEFAULT_PLATFORM, None, arrivals, seed, packet_size,
-                       rate_mpps, None, flows, duration, fmt, out, quiet)
+        chain_simulate(chain, platform=platform or DEFAULT_PLATFORM, sim=None,
+                       arrivals=arrivals, seed=seed, packet_size=packet_size,
+                       rate_mpps=rate_mpps, flows=flows, duration=duration, fmt=fmt, out=out,
+                       quiet=quiet)
         return
     if service_times is None:
         raise InputError("a CSV of service times (--service-times)", None,

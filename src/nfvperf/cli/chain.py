@@ -41,6 +41,10 @@ def chain_simulate(
         "section, `nfvperf calibrate`): the NF core shared in turns and with the generator, "
         "paced sends, the host's stalls, the vSwitch's passes; predicts what `chain run` "
         "reports.")] = False,
+    method: Annotated[str, typer.Option(
+        "--method", help="auto: the batching model where it answers the chain alone (one "
+        "service, one instance on a core of its own, no generator or stalls), else the "
+        "simulator; model; simulator. The result's backend says which.")] = "auto",
     packet_size: PacketSizeOpt = 64,
     rate_mpps: RateMppsOpt = None,
     rate_gbps: RateGbpsOpt = None,
@@ -50,12 +54,12 @@ def chain_simulate(
     out: OutOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Predict a chain: each instance a batched polling queue priced by its NF's EO model.
-    --packet-size, --rate-* and --flows make its traffic when the file has none; --rate-*
-    scale the file's own."""
+    """Predict a chain: each instance a batched polling queue priced by its NF's EO model,
+    solved by the batching model where it applies, else simulated. --packet-size, --rate-*
+    and --flows make its traffic when the file has none; --rate-* scale the file's own."""
     from nfvperf.chain import load_chain
     from nfvperf.eo.platform import load_platform
-    from nfvperf.sim.chain import simulate_chain
+    from nfvperf.sim.analytic import predict_chain
     from nfvperf.sim.options import SimOptions, load_options
 
     set_quiet(quiet)
@@ -73,8 +77,9 @@ def chain_simulate(
     spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
     with stages() as say:
         if say:
-            say("simulating", 0, 1)
-        result = simulate_chain(spec, prof, options, default=default, duration_s=duration)
+            say("predicting", 0, 1)
+        result = predict_chain(spec, prof, options, default=default, duration_s=duration,
+                               method=method)
     _show(result.to_dict(), fmt, out)
 
 

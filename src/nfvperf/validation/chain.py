@@ -9,7 +9,7 @@ core-to-core trip, and every NF's I/O cost with it, changes by up to 8x; see
 runs, its spread the measured minimum and maximum.
 
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
-capacity_mpps, saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
+capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``), saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
 spread}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
 measured}, placement_ratio, measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
@@ -156,7 +156,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
           progress: Callable[[str], None] | None = None) -> dict:
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
     from nfvperf.dataplane.chain import run_chain
-    from nfvperf.sim.chain import simulate_chain
+    from nfvperf.sim.analytic import predict_chain
     from nfvperf.validation.dataplane import as_placed_now
 
     preds, meas, ratios = [], [], []
@@ -166,7 +166,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
         ratios.append(None if ratio is None else round(ratio, 2))
         meas.append(run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
-        preds.append(simulate_chain(spec, placed, options.model_copy(
+        preds.append(predict_chain(spec, placed, options.model_copy(
             update={"seed": options.seed + r}), duration_s=duration_s))
     e2e_p, e2e_m = [end_to_end(x) for x in preds], [end_to_end(x) for x in meas]
     inst_p, inst_m = [per_instance(x) for x in preds], [per_instance(x) for x in meas]
@@ -180,6 +180,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     offered = spec.pps
     return {
         "load": load, "offered_mpps": offered / 1e6, "capacity_mpps": capacity / 1e6,
+        "predicted_by": preds[0].backend,
         "saturated": bool(offered >= capacity),
         "end_to_end": {q: compare(q, [x[q] for x in e2e_p], [x[q] for x in e2e_m])
                        for q in END_TO_END},
