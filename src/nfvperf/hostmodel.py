@@ -20,6 +20,9 @@ itself, read by the chain simulator to predict what the data plane will report::
         wake_us: 3.1            # its CPU time a wake, besides the packets
         packet_us: 0.05         # its CPU time a packet sent and received
         overshoot_us: [...]     # a nap's length beyond the one asked for (samples)
+      preemption:               # a wake of the generator, to an NF busy beside it
+        working_set_kb: [16, 512, 4096]   # the NF's tables it keeps touching
+        lost_us: [12, 26, 35]             # the core's time the NF loses a wake
       floor_us: {mean: 45, p50: 44, p90: 51, p99: 330}  # the minimal chain, end to end
       spread: {turn_us: [1.4, 1.6], ...}                # min and max over the runs
 
@@ -31,7 +34,7 @@ model, which predicts it from the parts above.
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from nfvperf.files import FileModel
 
@@ -94,6 +97,33 @@ class GeneratorCosts(FileModel):
                                       "turn to come back)")
 
 
+class Preemption(FileModel):
+    """What a wake of the generator costs an NF that is busy on its core, by the NF's working
+    set: the core's time the NF loses a wake (the generator's run, the two changes of process,
+    the caches of both refilled), measured with the smallest NF made to walk a table of each
+    size (``forward --chase-bytes``), saturated beside the generator against alone."""
+
+    working_set_kb: list[float] = Field(min_length=1, description="the walked tables' sizes")
+    lost_us: list[float] = Field(min_length=1, description="the core's time the NF loses a "
+                                 "wake of the generator, at each size")
+
+    @model_validator(mode="after")
+    def _pairs(self) -> Preemption:
+        if len(self.working_set_kb) != len(self.lost_us):
+            raise ValueError("as many lost_us as working_set_kb")
+        if self.working_set_kb != sorted(self.working_set_kb) or \
+                min(self.working_set_kb) <= 0:
+            raise ValueError("working_set_kb > 0, in increasing order")
+        return self
+
+    def lost_at(self, working_set_bytes: float) -> float:
+        """µs lost a wake at a working set (interpolated in its logarithm, held at the ends)."""
+        import numpy as np
+
+        kb = max(working_set_bytes / 1024, 1e-3)
+        return float(np.interp(np.log(kb), np.log(self.working_set_kb), self.lost_us))
+
+
 class Latency(FileModel):
     mean: float
     p50: float
@@ -118,6 +148,8 @@ class DataplaneHost(FileModel):
                             "processes run")
     stalls: dict[int, Stalls] = Field(default_factory=dict, description="by CPU")
     generator: GeneratorCosts
+    preemption: Preemption | None = Field(None, description="a generator's wake, to a busy "
+                                          "NF, by its working set")
     floor_us: Latency | None = Field(None, description="the minimal chain's latency, measured")
     spread: dict[str, list[float]] = Field(default_factory=dict,
                                            description="min and max of values over runs")

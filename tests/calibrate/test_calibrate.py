@@ -164,3 +164,16 @@ def test_the_data_planes_parts_are_fitted_from_the_reports():
              "sum_pp": 1 + 31 ** 2, "sum_cp": 80 * 1 + 680 * 31}
     assert _stage([{"vswitch": {"stages": {"nf": loops}}}], "nf") == \
         {"batch_cycles": 60.0, "packet_cycles": 20.0}
+
+
+def test_the_preemption_probes_give_the_time_lost_a_wake():
+    """A busy NF that costs 10 000 cycles a packet alone and 40 000 beside a generator waking
+    25 000 times a second lost 3/4 of the clock: 30 µs a wake; sorted by working set."""
+    from nfvperf.calibrate.dataplane import _preemption
+
+    probes = [{"working_set": 4 << 20, "alone_cycles": 1e5, "beside_cycles": 5e5,
+               "wakes_per_s": 20_000},
+              {"working_set": 16 << 10, "alone_cycles": 1e4, "beside_cycles": 4e4,
+               "wakes_per_s": 25_000}]
+    assert _preemption(probes) == {"working_set_kb": [16.0, 4096.0], "lost_us": [30.0, 40.0]}
+    assert _preemption([]) is None

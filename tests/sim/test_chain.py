@@ -7,7 +7,8 @@ import pytest
 
 from nfvperf.chain import ChainSpec
 from nfvperf.eo.platform import load_platform
-from nfvperf.sim.chain import service_cycles, simulate_chain
+from nfvperf.sim.chain import simulate_chain
+from nfvperf.sim.costs import service_cycles
 from nfvperf.sim.options import SimOptions
 
 PLATFORM = load_platform("xeon-e5-2690v2")

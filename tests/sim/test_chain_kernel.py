@@ -74,7 +74,7 @@ def tie(**over) -> dict:
         warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
         sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
         stall_d=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64), gen_w=np.zeros(0),
-        gen_b=np.zeros(0), hop=0.0, keep=np.ones(2), stamp=np.zeros(3), vs_t=np.zeros(0),
+        gen_b=np.zeros(0), hop=0.0, keep=np.ones(2), refill=np.zeros(2), stamp=np.zeros(3), vs_t=np.zeros(0),
         vs_e=np.zeros(0))
     return {**args, **over}
 
@@ -167,6 +167,10 @@ def test_a_stall_that_begins_during_a_batch_preempts_it():
     hot = np.nonzero(cyc[1, 0])[0]
     assert list(cyc[1, 0, hot]) == [2, 1]
     assert kn.cycle_bin(11000.0) == hot[1] and kn.cycle_bin(1000.0) == hot[0]
+    # what the NF refetches after it (refill: 4 µs at the second service) holds it longer
+    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**stalled,
+                                                  refill=np.array([0, 4e-6])).values())
+    assert sorted(cls_lat * 1e6) == pytest.approx([2, 17, 18])
 
 
 def test_an_nf_drops_by_design_the_share_it_does_not_keep():

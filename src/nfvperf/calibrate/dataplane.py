@@ -7,7 +7,8 @@ heavy, read through the reports the processes write, and the scheduler measured 
 - the generator: its naps (asked for, and slept) and its CPU time (a wake, a packet);
 - the scheduler: a change of turn between two processes that yield, the time slice between two
   busy ones, and the times the host takes a CPU away;
-- the floor: the smallest chain's latency end to end at the light load.
+- the floor: the smallest chain's latency end to end at the light load;
+- preemption: what a wake of the generator costs an NF busy beside it, by working set.
 
 Nothing here looks at a chain's result: these are the parts the simulator puts together.
 """
@@ -22,6 +23,11 @@ from collections.abc import Callable
 
 #: offered loads of the smallest chain (packets a second): light (the floor), middle, heavy
 LOADS = (20_000, 100_000, 300_000, 1_000_000)
+#: the preemption probe: working sets (bytes: in L1, in L2, beyond L2), dependent loads a
+#: packet (enough that the NF is busy at the rate), and the rate offered
+PREEMPT_SETS = (16 << 10, 640 << 10, 4 << 20)
+PREEMPT_STEPS = 4000
+PREEMPT_RATE = 300_000
 #: overshoot samples kept in the profile
 KEEP_SAMPLES = 400
 #: a gap in a busy process's clock longer than this is a stall (the host took the CPU)
@@ -97,13 +103,13 @@ def stalls(cpus: list[int], seconds: float = 3.0) -> dict[int, dict]:
 
 
 def smallest_chain(rate_pps: float, *, duration_s: float, vswitch_cpu: int, nf_cpu: int,
-                   gen_cpu: int) -> dict:
+                   gen_cpu: int, nf_args: tuple[str, ...] = ()) -> dict:
     """One run of one ``forward`` NF at ``rate_pps`` (64 B, one flow): the generator's and the
     vSwitch's reports (the generator's has its CPU time while it sent)."""
     from nfvperf.dataplane.session import Session, chain_mac
 
     with Session("double-buffer", vswitch_cpu=vswitch_cpu) as s:
-        s.add_nfs("forward", ["fwd"], cpu=nf_cpu)
+        s.add_nfs("forward", ["fwd"], cpu=nf_cpu, args=nf_args)
         s.add_service("s0", ["fwd"])
         s.set_chain(0, ["s0"])
         s.start_traffic(rate_pps=rate_pps, frame_bytes=64, macs=[chain_mac(0)],
@@ -113,11 +119,29 @@ def smallest_chain(rate_pps: float, *, duration_s: float, vswitch_cpu: int, nf_c
     return {"rate_pps": rate_pps, "gen": gen, "vswitch": vs}
 
 
+def preemption(working_set: int, *, duration_s: float, vswitch_cpu: int, nf_cpu: int,
+               gen_cpu: int) -> dict:
+    """What a wake of the generator costs a busy NF of ``working_set`` bytes: ``forward``
+    walking a table of that size (``--chase-bytes``, ``PREEMPT_STEPS`` dependent loads a
+    packet), alone on the NF core (the generator on the vSwitch's) and then beside the
+    generator, offered more than it can take. Its cycles a packet, over the clock, rise by
+    the core's time it loses; over the wakes, the time lost a wake."""
+    args = ("--chase-bytes", str(working_set), "--chase-steps", str(PREEMPT_STEPS))
+    other = vswitch_cpu if gen_cpu == nf_cpu else gen_cpu
+    runs = [smallest_chain(PREEMPT_RATE, duration_s=duration_s, vswitch_cpu=vswitch_cpu,
+                           nf_cpu=nf_cpu, gen_cpu=g, nf_args=args) for g in (other, gen_cpu)]
+    alone, beside = (r["vswitch"]["per_nf"][0] for r in runs)
+    return {"working_set": working_set,
+            "alone_cycles": alone["busy_cycles"] / max(alone["rx"], 1),
+            "beside_cycles": beside["busy_cycles"] / max(beside["rx"], 1),
+            "wakes_per_s": runs[1]["gen"]["naps"]["count"] / duration_s}
+
+
 def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_cpu: int = 1,
             progress: Callable[[str, int, int], None] | None = None) -> dict:
     """The raw measurements (``derive`` turns them into the profile's section)."""
     repeats, seconds = (1, 0.5) if quick else (3, 1.0)
-    steps = 3 + len(LOADS) * repeats
+    steps = 3 + len(LOADS) * repeats + len(PREEMPT_SETS)
     done = 0
 
     def step(what: str) -> None:
@@ -138,10 +162,16 @@ def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_c
             step(f"the smallest chain at {rate / 1e3:.0f} kpps")
             runs.append(smallest_chain(rate, duration_s=seconds, vswitch_cpu=vswitch_cpu,
                                        nf_cpu=nf_cpu, gen_cpu=gen_cpu))
+    pre = []
+    for w in PREEMPT_SETS:
+        step(f"a busy NF of {w >> 10} KiB beside the generator")
+        pre.append(preemption(w, duration_s=seconds, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu,
+                              gen_cpu=gen_cpu))
     if progress:
         progress("data plane: done", steps, steps)
     return {"cpus": {"vswitch": vswitch_cpu, "nfs": nf_cpu, "generator": gen_cpu},
-            "turn_us": turns, "slice_us": slices, "stalls": cpu_stalls, "runs": runs}
+            "turn_us": turns, "slice_us": slices, "stalls": cpu_stalls, "runs": runs,
+            "preemption": pre}
 
 
 def _stage(runs: list[dict], name: str) -> dict:
@@ -203,6 +233,19 @@ def _generator(runs: list[dict]) -> dict:
             "overshoot_us": [round(x, 2) for x in over]}
 
 
+def _preemption(probes: list[dict]) -> dict | None:
+    """µs the core loses a wake of the generator, by working set: the share of the clock the
+    busy NF lost beside it (1 - alone / beside cycles a packet) over its wakes a second."""
+    rows = [(p["working_set"] / 1024, max(1 - p["alone_cycles"] / p["beside_cycles"], 0.0)
+             / p["wakes_per_s"] * 1e6) for p in probes
+            if p["beside_cycles"] > 0 and p["wakes_per_s"] > 0]
+    if not rows:
+        return None
+    rows.sort()
+    return {"working_set_kb": [round(w, 1) for w, _ in rows],
+            "lost_us": [round(x, 2) for _, x in rows]}
+
+
 def derive(raw: dict) -> dict:
     """The profile's ``dataplane`` section (``nfvperf.hostmodel.DataplaneHost``) from the raw
     measurements, with the spread of the values measured more than once."""
@@ -222,6 +265,7 @@ def derive(raw: dict) -> dict:
                             "durations_us": quantiles(s["durations_us"], KEEP_SAMPLES // 2)}
                    for c, s in raw["stalls"].items()},
         "generator": _generator(runs),
+        "preemption": _preemption(raw.get("preemption", [])),
         "spread": {"turn_us": [round(min(raw["turn_us"]), 3), round(max(raw["turn_us"]), 3)],
                    "slice_us": [round(min(raw["slice_us"]), 1),
                                 round(max(raw["slice_us"]), 1)]},

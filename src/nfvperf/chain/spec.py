@@ -245,6 +245,13 @@ class ChainSpec(_Checked):
             raise InputError(f"at most {limits.MAX_FLOWS} flows in all", flows, field="flows")
         return classes
 
+    def keys(self, classes: list[TrafficClass]) -> int:
+        """Distinct keys the NFs' tables see: the classes' flows, or the addresses and MACs
+        the generator sweeps where they are more."""
+        h = self.headers
+        return max(_flows(classes), h.dst_ip.count, h.dst_mac_count,
+                   h.src_mac_count * h.vlan_count)
+
     def at_rate(self, total_pps: float) -> ChainSpec:
         """The chain with its traffic classes' rates scaled together to ``total_pps`` in all
         (the mix of frame sizes and flows kept)."""

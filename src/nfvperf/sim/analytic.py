@@ -91,7 +91,7 @@ def solve_chain(spec: ChainSpec, platform, options: SimOptions, *,
     """The batching model's answer for a chain ``why_not`` accepts, in the chain's record."""
     from nfvperf.batching.arrivals import interarrival
     from nfvperf.batching.model import BatchQueue
-    from nfvperf.sim.chain import service_cycles
+    from nfvperf.sim.costs import service_cycles
 
     bad = why_not(spec, options)
     if bad is not None:

@@ -30,45 +30,8 @@ from nfvperf.chain import (DROP_PLACES, POLICY_CODES, ChainResult, ChainSpec, Cl
                            instance_name, integer_weights, loss)
 from nfvperf.errors import InputError
 from nfvperf import limits
+from nfvperf.sim.costs import refill_s, service_cycles, service_estimates
 from nfvperf.sim.options import Generator, SimOptions
-
-
-def service_cycles(spec: ChainSpec, platform, options: SimOptions,
-                   frame_sizes: list[int]) -> np.ndarray:
-    """Cycles a packet costs at each service, for each frame size: measured, or estimated from
-    the EO model (the options', else the NF's own)."""
-    from nfvperf import nfs
-    from nfvperf.eo.estimate import estimate
-    from nfvperf.eo.model import load_nf
-
-    out = np.zeros((len(spec.services), len(frame_sizes)))
-    for i, svc in enumerate(spec.services):
-        cost = options.cost(i)
-        if cost.cycles_per_packet is not None:
-            c = cost.cycles_per_packet
-            if isinstance(c, dict):
-                xs = sorted(c)
-                out[i] = np.interp(frame_sizes, xs, [c[x] for x in xs])
-            else:
-                out[i] = c
-            continue
-        ref = cost.model or svc.nf
-        nf = nfs.CATALOGUE.get(ref)
-        if nf is not None and not nf.has_model:
-            raise InputError(f"an NF with an EO model, or a model or cycles_per_packet for "
-                             f"service {i} in the simulator's options ({svc.nf} has no model)",
-                             svc.nf, field=f"services[{i}].nf")
-        model = load_nf(ref)
-        for j, fb in enumerate(frame_sizes):
-            rows = estimate(model, platform, frame_bytes=fb, params=svc.params)
-            row = rows[-1] if svc.path is None else \
-                next((r for r in rows if r.path == svc.path), None)
-            if row is None:
-                raise InputError("a path of the NF's model (" + ", ".join(
-                    dict.fromkeys(r.path for r in rows)) + ")", svc.path,
-                    field=f"services[{i}].path")
-            out[i, j] = row.cycles_per_packet
-    return out
 
 
 def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
@@ -157,7 +120,8 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
                              field="options.services")
     classes = spec.classes(default)
     sizes = [c.frame_bytes for c in classes]
-    cycles = service_cycles(spec, platform, options, sizes)
+    estimates = service_estimates(spec, platform, options, sizes)
+    cycles = service_cycles(spec, platform, options, sizes, estimates)
     S = len(spec.services)
     n_inst = np.array([s.instances for s in spec.services], dtype=np.int64)
     most = [spec.most_instances(i) for i in range(S)]
@@ -208,7 +172,8 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         np.array([ev.service for ev in events], dtype=np.int64),
         np.array([ev.instances for ev in events], dtype=np.int64), sc_w, *stalls,
         wakes, runs, options.hop_us * 1e-6,
-        np.array([spec.passes(i) for i in range(S)]), stamp, vs_t, vs_e)
+        np.array([spec.passes(i) for i in range(S)]),
+        refill_s(spec, platform, options, spec.keys(classes), core, estimates), stamp, vs_t, vs_e)
     cls_stats[:, 0] += port_drops          # offered, and lost at the vSwitch's port
     cls_stats[:, 2] += port_drops
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,

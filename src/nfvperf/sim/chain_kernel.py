@@ -47,7 +47,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "f896473952a3a6fb"
+STATE_DIGEST = "fb3582dcb663d654"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -205,10 +205,11 @@ def _start(m, s, k, t):
     q.batch_n[s, k] = nb
     q.busy[s, k] = True
     end = t + tot / inp.speed[s, k]
-    # a stall that begins while the batch runs preempts it: the batch ends that much later,
-    # and its cycles (the clock's, as the data plane counts them) take in the time it was away
+    # a stall that begins while the batch runs preempts it: the batch ends that much later
+    # (the time away, and what the NF refetches after it), and its cycles (the clock's, as the
+    # data plane counts them) take it in
     while stl.ptr[c] < stl.off[c + 1] and stl.t[stl.ptr[c]] < end:
-        end += stl.d[stl.ptr[c]]
+        end += stl.d[stl.ptr[c]] + inp.refill[s]
         stl.ptr[c] += 1
     if t >= inp.warmup:
         seen = (end - t) * inp.speed[s, k]
@@ -376,7 +377,7 @@ def _end_of_batch(m, s0, k0, t):
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
               warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_off, gen_w, gen_b,
-              hop, keep, stamp, vs_t, vs_e):
+              hop, keep, refill, stamp, vs_t, vs_e):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event, per-instance histograms of batches' cycles a packet weighted by packets).
@@ -388,13 +389,15 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]``; the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
     the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
-    service s hands on (the NF drops the rest by design); ``stamp``: each packet's send time,
+    service s hands on (the NF drops the rest by design); ``refill[s]``: seconds each
+    preemption of one of its batches costs it beyond the time away; ``stamp``: each packet's
+    send time,
     where its latency starts (``t_arr``: when it reaches the first NF's ring); the vSwitch
     core's stalls ``vs_t``-``vs_e`` hold the packets leaving the chain. Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
     inputs the arrays cannot hold (``chain_state.check_inputs``)."""
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
-                 speed, capacity, beta, warmup_s, quantum, switch, keep, stamp)
+                 speed, capacity, beta, warmup_s, quantum, switch, keep, refill, stamp)
     check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
                  stall_d, stall_off, gen_w, gen_b, vs_t, vs_e)
     S, K = speed.shape

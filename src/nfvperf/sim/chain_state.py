@@ -49,10 +49,11 @@ N_POLICIES = len(POLICY_CODES)
 
 #: the run's inputs, as ``run_chain`` takes them (``capacity``: packets a ring holds; ``beta``:
 #: a batch's most; ``warmup``, ``quantum``, ``switch`` in seconds; ``keep[s]``: the share of
-#: packets service s's NF hands on, the rest it drops by design; ``stamp``: when each packet
-#: was sent, where its latency starts)
+#: packets service s's NF hands on, the rest it drops by design; ``refill[s]``: seconds a
+#: preemption of service s's batch costs it beyond the time away (its caches refilled);
+#: ``stamp``: when each packet was sent, where its latency starts)
 Inputs = namedtuple("Inputs", "t_arr cls flow size policy large_bytes cost_bytes cost overhead "
-                              "speed capacity beta warmup quantum switch keep stamp")
+                              "speed capacity beta warmup quantum switch keep refill stamp")
 #: rings of packets (``ring[s, k]``: ``n`` packets from ``head``), when each packet reached its
 #: ring, the batch each instance serves, and whether it is busy (serving it, or holding it
 #: while its core is stalled)
@@ -256,7 +257,7 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
         raise ValueError("chain kernel: a ring and a burst of at least one packet")
     if n_inst.shape[0] != S or weights.shape != (S, K) or core.shape != (S, K) or \
             inp.cost.shape != (S, C) or inp.overhead.shape != (S, inp.beta + 1) or \
-            inp.keep.shape[0] != S or \
+            inp.keep.shape[0] != S or inp.refill.shape[0] != S or \
             inp.policy.shape[0] != S or inp.large_bytes.shape[0] != S or \
             inp.cost_bytes.shape[0] != S:
         raise ValueError("chain kernel: per-service arrays of different sizes")

@@ -9,7 +9,9 @@ the data plane costs and waits besides the NFs, and where the data plane puts it
   takes the NF core for its CPU time and two changes of turn (to it and back); one that comes
   while an NF serves a batch preempts it; the latency it measures ends when it reads a packet
   back;
-- the host takes the NF and generator cores away as measured (``stalls``);
+- the host takes the NF and generator cores away as measured (``stalls``); a wake of the
+  generator that preempts a busy NF costs the core what it was measured to cost an NF of that
+  working set (``preemption``), beyond the generator's run;
 - a packet costs, beyond its NF's EO model, what the smallest NF's loop costs beyond its own
   model at that batch (``nf_loop``: the rings, the lines of small batches on a shared core);
 - each pass through the vSwitch adds its stages' cycles a packet and half an idle loop; the
@@ -52,7 +54,7 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
         "arrivals": "paced", "nf_cpu": nf_cpu, "hop_us": hop_us,
         "vswitch_cpu": dp.cpus.vswitch,
         "switch_us": dp.turn_us, "quantum_us": dp.slice_us, "stalls": stalls or None,
-        "generator": generator,
+        "generator": generator, "preemption": dp.preemption,
         "services": {i: loop for i in range(n_services)},
     }
     if base is not None:

@@ -11,9 +11,10 @@ or because it is a what-if (measured costs, cores per instance). A YAML file of 
     nf_cpu: 1                  # instances of services that name no cpu share this one
     hop_us: 0.1                # a pass through the vSwitch (latency only)
     generator: {cpu: 1, wake_us: 3, packet_us: 0.05, overshoot_us: [12, 15, 30]}
+    preemption: {working_set_kb: [16, 640, 4096], lost_us: [25, 27, 38]}  # a wake, to a busy NF
     services:                  # by index in the chain
       0: {cycles_per_packet: 300, batch_overhead_cycles: 200}
-      1: {model: my-ids.yaml, cores: 2, threads: 2}
+      1: {model: my-ids.yaml, cores: 2, threads: 2, working_set_bytes: 614400}
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pydantic import Field, model_validator
 
 from nfvperf import limits
 from nfvperf.files import FileModel
-from nfvperf.hostmodel import GeneratorCosts, Stalls
+from nfvperf.hostmodel import GeneratorCosts, Preemption, Stalls
 
 
 class Generator(GeneratorCosts):
@@ -53,6 +54,9 @@ class ServiceCost(FileModel):
                                          "the loop and the handler at batches of ~30)")
     packet_overhead_cycles: float = Field(0.0, ge=0, description="the NF loop's cost a "
                                           "packet besides its handler")
+    working_set_bytes: float | None = Field(
+        None, ge=0, description="the bytes of its tables its packets keep touching (default: "
+        "from its EO model and the traffic's keys)")
     loop_cycles: dict[float, float] | None = Field(
         None, description="the NF loop's own cycles a packet at batches of n (measured: "
         "interpolated in 1/n, as a cost a batch spread over its packets), instead of "
@@ -99,6 +103,9 @@ class SimOptions(FileModel):
     vswitch_cpu: int | None = Field(None, ge=0, description="the vSwitch's core: its stalls "
                                     "(in `stalls` by core) hold the packets passing through, "
                                     "and its ports' rings drop what they cannot hold then")
+    preemption: Preemption | None = Field(None, description="what a preemption costs a busy "
+                                          "NF by its working set (measured: the host "
+                                          "profile's); none: the time away alone")
     generator: Generator | None = Field(None, description="the generator beside the NFs "
                                         "(default: packets enter and leave the chain as they "
                                         "go, with no generator of their own)")

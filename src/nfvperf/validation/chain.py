@@ -85,34 +85,41 @@ def compare(name: str, predicted: list[float | None], measured: list[float | Non
 
 def capacity_pps(spec: ChainSpec, platform, options) -> float:
     """Packets a second the chain's NF core carries at most, as the model has it: the core's
-    time left by the generator's wakes and the host's stalls, over what a packet of the chain's
-    mix costs there (each service's cycles and its loop at full batches, and the generator's
-    time a packet where it runs beside them); and, where the generator shares the core, no more
-    than the rate at which it stops napping (``polling_pps``)."""
+    time left by the host's stalls, over what a packet of the chain's mix costs there (each
+    service's cycles and its loop at full batches, stretched by the generator's wakes that
+    preempt it busy — their run and what they cost it beyond, ``sim.chain.refill_s`` — and
+    the generator's time a packet where it runs beside them); and, where the generator shares
+    the core, no more than the rate at which it stops napping (``polling_pps``)."""
     import numpy as np
 
     from nfvperf import limits
-    from nfvperf.sim.chain import service_cycles
+    from nfvperf.sim.costs import refill_s, service_cycles, service_estimates
 
     classes = spec.classes(None)
-    cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes])
+    sizes = [c.frame_bytes for c in classes]
+    estimates = service_estimates(spec, platform, options, sizes)
+    cycles = service_cycles(spec, platform, options, sizes, estimates)
     share = np.array([c.pps for c in classes]) / spec.pps
-    per_packet = sum(float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
-                     / options.burst for i in range(len(spec.services)))
-    seconds = per_packet / platform.cpu.clock_hz
-    free, most = 1.0, np.inf
+    busy = np.array([float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
+                     / options.burst for i in range(len(spec.services))]) / platform.cpu.clock_hz
+    free, most, extra = 1.0, np.inf, 0.0
     gen = options.generator
     if gen is not None and gen.cpu == options.nf_cpu:
-        seconds += 2 * gen.packet_us * 1e-6
-        cycle = gen.wake_us + limits.GEN_NAP_MAX_US + float(np.mean(gen.overshoot_us))
-        free -= gen.wake_us / cycle
+        # each wake takes its run from the busy NFs, and what it costs them beyond it
+        core = np.full((len(spec.services), max(map(spec.most_instances,
+                                                     range(len(spec.services))))), gen.cpu)
+        taken = gen.wake_us * 1e-6 + refill_s(spec, platform, options, spec.keys(classes),
+                                              core, estimates)
+        cycle = taken + (limits.GEN_NAP_MAX_US + float(np.mean(gen.overshoot_us))) * 1e-6
+        busy = busy / (1 - taken / cycle)
+        extra = 2 * gen.packet_us * 1e-6
         most = polling_pps(gen, options.burst)
     stalls = options.stalls
     if isinstance(stalls, dict):
         stalls = stalls.get(options.nf_cpu)
     if stalls is not None:
         free -= stalls.per_s * float(np.mean(stalls.durations_us)) * 1e-6
-    return float(min(max(free, 0.05) / seconds, most))
+    return float(min(max(free, 0.05) / (busy.sum() + extra), most))
 
 
 def polling_pps(gen, burst: int) -> float:

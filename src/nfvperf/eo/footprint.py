@@ -1,0 +1,43 @@
+"""The bytes of an NF's tables that its packets keep touching: its working set, from the EO
+lines of an estimate and the number of distinct keys the traffic looks up.
+
+A core that switches to another process and back has lost part of what it had cached; what the
+NF then refetches grows with this working set (the data plane's calibration measures how, by
+working set: ``hostmodel.Preemption``). Per EO:
+
+- ``dfa_scan(b, states)``: the whole automaton (``states`` × 512 B): every payload walks it;
+- ``ht_lookup`` / ``ct_insertion(N, HE, max, p)``: a bucket line and the entry's lines for each
+  of the keys looked up, at most the table's ``max`` entries;
+- ``array_access(es, max)``: the entry's lines for each key, at most ``max`` entries;
+- ``lpm_lookup``: a line of the first-level table (DIR-24-8) for each key's prefix.
+
+Everything else (headers, checksums, counters) is a few lines that the packet brings or that
+stay hot. A key is a flow of the traffic, or a destination where the traffic sweeps more
+destinations than it has flows.
+"""
+
+from __future__ import annotations
+
+import math
+
+from nfvperf.eo.costs import DFA_STATE_BYTES, DIR24_FIRST_ENTRIES
+
+
+def working_set_bytes(lines, keys: int, line_bytes: int) -> float:
+    """The working set of the EO ``lines`` (an estimate's ``LineCost``s) over ``keys``
+    distinct keys."""
+    def entry(nbytes: float) -> float:
+        return math.ceil(nbytes / line_bytes) * line_bytes
+
+    total = 0.0
+    for line in lines:
+        name, v = line.operation.spec.name, line.values
+        if name == "dfa_scan":
+            total += v["states"] * DFA_STATE_BYTES
+        elif name in ("ht_lookup", "ct_insertion"):
+            total += min(v["max"], keys) * (line_bytes + entry(v["HE"]))
+        elif name == "array_access":
+            total += min(v["max"], keys) * entry(v["es"])
+        elif name == "lpm_lookup":
+            total += min(DIR24_FIRST_ENTRIES, keys) * line_bytes
+    return total

@@ -1,0 +1,96 @@
+"""What each service of a chain costs the simulator: a packet's cycles at each frame size (the
+NF's EO model on the platform, or a measurement in the options), and what a preemption of one
+of its batches costs it beyond the time away (its working set refetched, as the host's
+calibration measured)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nfvperf.chain import ChainSpec
+from nfvperf.errors import InputError
+from nfvperf.sim.options import SimOptions
+
+
+def service_estimates(spec: ChainSpec, platform, options: SimOptions,
+                      frame_sizes: list[int]) -> list[list[list] | None]:
+    """Each service's estimates at each frame size (every path's, the one it takes last; its
+    NF's EO model, or the options' model), None where the options give measured cycles."""
+    from nfvperf import nfs
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+
+    out: list[list[list] | None] = []
+    for i, svc in enumerate(spec.services):
+        cost = options.cost(i)
+        if cost.cycles_per_packet is not None:
+            out.append(None)
+            continue
+        ref = cost.model or svc.nf
+        nf = nfs.CATALOGUE.get(ref)
+        if nf is not None and not nf.has_model:
+            raise InputError(f"an NF with an EO model, or a model or cycles_per_packet for "
+                             f"service {i} in the simulator's options ({svc.nf} has no model)",
+                             svc.nf, field=f"services[{i}].nf")
+        model = load_nf(ref)
+        by_size = []
+        for fb in frame_sizes:
+            rows = estimate(model, platform, frame_bytes=fb, params=svc.params)
+            if svc.path is None:
+                by_size.append(rows)
+                continue
+            row = next((r for r in rows if r.path == svc.path), None)
+            if row is None:
+                raise InputError("a path of the NF's model (" + ", ".join(
+                    dict.fromkeys(r.path for r in rows)) + ")", svc.path,
+                    field=f"services[{i}].path")
+            by_size.append([row])
+        out.append(by_size)
+    return out
+
+
+def service_cycles(spec: ChainSpec, platform, options: SimOptions, frame_sizes: list[int],
+                   estimates: list[list[list] | None] | None = None) -> np.ndarray:
+    """Cycles a packet costs at each service, for each frame size: measured, or estimated from
+    the EO model (the options', else the NF's own; ``estimates``: ``service_estimates``')."""
+    if estimates is None:
+        estimates = service_estimates(spec, platform, options, frame_sizes)
+    out = np.zeros((len(spec.services), len(frame_sizes)))
+    for i, by_size in enumerate(estimates):
+        if by_size is None:
+            c = options.cost(i).cycles_per_packet
+            if isinstance(c, dict):
+                xs = sorted(c)
+                out[i] = np.interp(frame_sizes, xs, [c[x] for x in xs])
+            else:
+                out[i] = c
+            continue
+        out[i] = [rows[-1].cycles_per_packet for rows in by_size]
+    return out
+
+
+def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np.ndarray,
+             estimates: list[list[list] | None]) -> np.ndarray:
+    """Seconds a preemption costs each service beyond the time away, where it shares the
+    generator's core: a wake of the generator costs a busy NF of its working set more than
+    the generator's run (``options.preemption``, measured: the generator's cold run, the
+    changes of process, the NF's caches and pages refetched), by as much as measured beyond
+    the run the model has (``generator.wake_us``). The working set: the options'
+    ``working_set_bytes``, else its EO model's tables over ``keys`` keys (``eo.footprint``;
+    the largest over frame sizes and paths)."""
+    from nfvperf.eo.footprint import working_set_bytes
+
+    out = np.zeros(len(spec.services))
+    pre, gen = options.preemption, options.generator
+    if pre is None or gen is None:
+        return out
+    for i, by_size in enumerate(estimates):
+        if not np.any(core[i, :spec.most_instances(i)] == gen.cpu):
+            continue
+        w = options.cost(i).working_set_bytes
+        if w is None:
+            w = 0.0 if by_size is None else max(
+                working_set_bytes(r.lines, keys, platform.cache.line_bytes)
+                for rows in by_size for r in rows)
+        out[i] = max(pre.lost_at(w) - gen.wake_us, 0.0) * 1e-6
+    return out

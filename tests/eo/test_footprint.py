@@ -1,0 +1,31 @@
+"""An NF's working set from its EO lines (eo.footprint): the tables its packets keep touching,
+over the keys the traffic looks up."""
+
+from __future__ import annotations
+
+import pytest
+
+from nfvperf.eo.estimate import estimate
+from nfvperf.eo.footprint import working_set_bytes
+from nfvperf.eo.model import load_nf
+from nfvperf.eo.platform import load_platform
+
+
+def lines(nf: str):
+    return estimate(load_nf(nf), load_platform("xeon-e5-2690v2"), frame_bytes=64)[0].lines
+
+
+def test_the_ids_walks_its_whole_automaton_whatever_the_traffic():
+    # 1 200 states of 256 transitions of 2 B
+    assert working_set_bytes(lines("ids"), 1, 64) == working_set_bytes(lines("ids"), 10**6, 64) \
+        == pytest.approx(1200 * 512)
+
+
+def test_table_nfs_touch_a_few_lines_a_key_up_to_their_table():
+    # the NAT: a bucket line and the 16 B key's line, and the 24 B entry's line, a key; its
+    # table holds 2 x 64 K entries
+    assert working_set_bytes(lines("nat"), 64, 64) == 64 * (128 + 64)
+    assert working_set_bytes(lines("nat"), 10**7, 64) == 2 * 65536 * (128 + 64)
+    # the router: a line of DIR-24-8's first table a destination
+    assert working_set_bytes(lines("router"), 1000, 64) == 1000 * 64
+    assert working_set_bytes(lines("forward"), 1000, 64) == 0
