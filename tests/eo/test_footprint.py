@@ -29,3 +29,15 @@ def test_table_nfs_touch_a_few_lines_a_key_up_to_their_table():
     # the router: a line of DIR-24-8's first table a destination
     assert working_set_bytes(lines("router"), 1000, 64) == 1000 * 64
     assert working_set_bytes(lines("forward"), 1000, 64) == 0
+
+
+def test_a_packet_touches_a_line_a_byte_of_the_automaton_and_a_few_of_a_table():
+    from nfvperf.eo.footprint import touched_bytes
+
+    big = estimate(load_nf("ids"), load_platform("xeon-e5-2690v2"), frame_bytes=1518)[0]
+    assert touched_bytes(big.lines, 64) == big.lines[[ln.operation.spec.name for ln in
+                                                      big.lines].index("dfa_scan")
+                                                     ].values["b"] * 64
+    assert touched_bytes(lines("nat"), 64) == 128 + 64        # bucket + key line, entry line
+    assert touched_bytes(lines("router"), 64) == 64
+    assert touched_bytes(lines("forward"), 64) == 0

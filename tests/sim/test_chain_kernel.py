@@ -73,9 +73,10 @@ def tie(**over) -> dict:
         core=np.array([[0, 1, 2], [3, 0, 0]]), quantum=0.0, switch=0.0, capacity=8, beta=1,
         warmup_s=0.0, sc_t=np.zeros(0), sc_s=np.zeros(0, dtype=np.int64),
         sc_n=np.zeros(0, dtype=np.int64), sc_w=np.zeros((0, 3)), stall_t=np.zeros(0),
-        stall_d=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64), gen_w=np.zeros(0),
-        gen_b=np.zeros(0), hop=0.0, keep=np.ones(2), refill=np.zeros(2), stamp=np.zeros(3), vs_t=np.zeros(0),
-        vs_e=np.zeros(0))
+        stall_d=np.zeros(0), stall_r=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64),
+        gen_w=np.zeros(0),
+        gen_b=np.zeros(0), hop=0.0, keep=np.ones(2), refill=np.zeros((2, 2)), stamp=np.zeros(3),
+        vs_t=np.zeros(0), vs_e=np.zeros(0))
     return {**args, **over}
 
 
@@ -100,13 +101,16 @@ def test_batches_that_end_together_pass_on_their_packets_in_the_order_they_began
     ({"core": np.array([[0, 1, -2], [3, 0, 0]])}, "a negative core number"),
     ({"stall_off": np.zeros(4, dtype=np.int64)}, "stalls do not match the cores"),
     ({"stall_off": np.array([0, 0, 0, 0, 1])}, "stalls do not match the cores"),
-    ({"stall_t": np.array([2e-6, 1e-6]), "stall_d": np.ones(2) * 1e-6,
+    ({"stall_t": np.array([2e-6, 1e-6]), "stall_d": np.ones(2) * 1e-6, "stall_r": np.ones(2),
       "stall_off": np.array([0, 2, 2, 2, 2])}, "stalls out of time order"),
+    ({"stall_t": np.array([1e-6]), "stall_d": np.ones(1) * 1e-6, "stall_r": np.ones(2),
+      "stall_off": np.array([0, 1, 1, 1, 1])}, "stalls do not match the cores"),
     ({"gen_w": np.array([2e-6, 1e-6]), "gen_b": np.zeros(2)},
      "generator wakes out of time order"),
     ({"gen_w": np.zeros(2), "gen_b": np.zeros(1)}, "generator wakes and runs"),
     ({"policy": np.array([RR, 7])}, "an unknown policy"),
     ({"cost": np.ones((2, 2))}, "per-service arrays of different sizes"),
+    ({"refill": np.zeros((2, 3))}, "per-service arrays of different sizes"),
     ({"sc_t": np.array([1e-6]), "sc_s": np.array([1]), "sc_n": np.array([9]),
       "sc_w": np.ones((1, 3))}, "more instances than the arrays hold"),
     ({"sc_t": np.array([1e-6]), "sc_s": np.array([2]), "sc_n": np.array([1]),
@@ -148,7 +152,7 @@ def test_packets_that_leave_while_the_generator_runs_are_read_at_once():
 def test_a_core_is_stalled_by_its_own_stalls_only():
     """A stall of core 3 (the second service's) from 0 to 10 µs holds its packets: they leave
     at 11, 12, 13 µs; a stall of core 0 would not touch them after the first service."""
-    stalled = dict(stall_t=np.array([0.0]), stall_d=np.array([10e-6]),
+    stalled = dict(stall_t=np.array([0.0]), stall_d=np.array([10e-6]), stall_r=np.ones(1),
                    stall_off=np.array([0, 0, 0, 0, 1]))
     _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**stalled).values())
     assert sorted(cls_lat * 1e6) == pytest.approx([11, 12, 13])
@@ -160,17 +164,22 @@ def test_a_stall_that_begins_during_a_batch_preempts_it():
     2 µs, the second at 13, the third at 14, and the preempted batch's cycles a packet are the
     clock's over it (11 µs: 11000 cycles at 1 GHz), as the data plane's TSC counts them."""
     stalled = dict(stall_t=np.array([2.5e-6]), stall_d=np.array([10e-6]),
-                   stall_off=np.array([0, 0, 0, 0, 1]))
+                   stall_r=np.ones(1), stall_off=np.array([0, 0, 0, 0, 1]))
     stats, _, _, cls_lat, _, _, cyc = kn.run_chain(*tie(**stalled).values())
     assert sorted(cls_lat * 1e6) == pytest.approx([2, 13, 14])
     assert stats[1, 0, kn.I_CYCLES] == pytest.approx(11000 + 2 * 1000)
     hot = np.nonzero(cyc[1, 0])[0]
     assert list(cyc[1, 0, hot]) == [2, 1]
     assert kn.cycle_bin(11000.0) == hot[1] and kn.cycle_bin(1000.0) == hot[0]
-    # what the NF refetches after it (refill: 4 µs at the second service) holds it longer
-    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**stalled,
-                                                  refill=np.array([0, 4e-6])).values())
+    # what the NF refetches after it (refill: 4 µs for a batch of one at the second service)
+    # holds it longer
+    refill = np.array([[0, 0], [0, 4e-6]])
+    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**stalled, refill=refill).values())
     assert sorted(cls_lat * 1e6) == pytest.approx([2, 17, 18])
+    # a stall that costs no refill (the generator polling on, the host) holds it no longer
+    _, _, _, cls_lat, _, _, _ = kn.run_chain(*tie(**{**stalled, "stall_r": np.zeros(1)},
+                                                  refill=refill).values())
+    assert sorted(cls_lat * 1e6) == pytest.approx([2, 13, 14])
 
 
 def test_an_nf_drops_by_design_the_share_it_does_not_keep():

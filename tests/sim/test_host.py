@@ -83,7 +83,8 @@ def test_the_generator_sends_at_its_wakes_and_naps_as_nfvp_gen_does():
     lasts an overshoot more; every packet leaves at the first wake at or after it is due."""
     gen = Generator(cpu=1, wake_us=2.0, packet_us=0.1, overshoot_us=[10.0])
     due = (np.arange(10_000) + 0.5) / 1e5
-    wakes, runs, send = generator_wakes(due, gen, 0.1, np.random.default_rng(1))
+    wakes, runs, naps, send = generator_wakes(due, gen, 0.1, np.random.default_rng(1))
+    assert np.all(naps == 1)                  # every wake is from a nap
     gaps = np.diff(wakes)
     assert np.all(send >= due) and np.all(np.diff(send) >= 0)
     assert set(np.round(send, 12)) <= set(np.round(wakes, 12)) | {np.round(send[-1], 12)}
@@ -182,8 +183,9 @@ def test_the_loops_cost_a_packet_is_counted_once():
 def test_a_preemption_costs_a_busy_nf_what_was_measured_for_its_working_set():
     """Measured: a wake costs a busy NF 20 µs at 16 KiB, 40 µs at 1 MiB (interpolated in the
     logarithm). The IDS (600 KiB automaton) beside the generator pays that less the wake's run
-    the model has on its own (3 µs of CPU and two turns of 1.5): on the generator's core only,
-    and not at all without the measurement."""
+    the model has on its own (3 µs of CPU and two turns of 1.5) for a batch whose packets
+    touch all of it: on the generator's core only, and not at all without the measurement.
+    A batch that touches less refetches less: none for none, in proportion below 16 KiB."""
     from pydantic import ValidationError
 
     from nfvperf.hostmodel import Preemption
@@ -195,14 +197,25 @@ def test_a_preemption_costs_a_busy_nf_what_was_measured_for_its_working_set():
     assert p.dataplane.preemption.lost_at(1) == 20 and p.dataplane.preemption.lost_at(1e9) == 40
     with pytest.raises(ValidationError, match="as many lost_us"):
         Preemption(working_set_kb=[16.0, 64.0], lost_us=[1.0])
-    spec = chain("ids")
+    ids = ChainSpec.model_validate({"services": [{"nf": "ids"}], "traffic": [
+        {"frame_bytes": 1518, "rate_pps": 1e4, "flows": 4}]})
     o = host_options(p, 1)
-    est = service_estimates(spec, p, o, [64])
-    want = (p.dataplane.preemption.lost_at(1200 * 512) - (3.0 + 2 * 1.5)) * 1e-6
-    assert refill_s(spec, p, o, 4, np.array([[1]]), est) == pytest.approx([want])
-    assert refill_s(spec, p, o, 4, np.array([[0]]), est) == [0]
-    assert refill_s(spec, host_platform(), host_options(host_platform(), 1), 4,
-                    np.array([[1]]), est) == [0]
+    est = service_estimates(ids, p, o, [1518])
+    full = (p.dataplane.preemption.lost_at(1200 * 512) - (3.0 + 2 * 1.5)) * 1e-6
+    got = refill_s(ids, p, o, 4, np.array([[1]]), est)
+    assert got.shape == (1, o.burst + 1) and got[0, 0] == 0
+    # a 1 518 B packet takes 1 472 lines of the automaton (92 KiB): 7 of them, all of it
+    assert got[0, 7:] == pytest.approx(full)
+    assert got[0, 1] == pytest.approx((p.dataplane.preemption.lost_at(1472 * 64)
+                                       - 6.0) * 1e-6)
+    assert not refill_s(ids, p, o, 4, np.array([[0]]), est).any()
+    assert not refill_s(ids, host_platform(), host_options(host_platform(), 1), 4,
+                        np.array([[1]]), est).any()
+    # the router touches a line of its first table a packet: 64 B of 16 KiB's 14 µs beyond
+    router = chain("router")
+    est = service_estimates(router, p, o, [64])
+    got = refill_s(router, p, o, 10**5, np.array([[1]]), est)
+    assert got[0, 32] == pytest.approx(32 * 64 / 16384 * 14e-6)
 
 
 def test_an_ids_beside_the_generator_saturates_sooner_where_its_wakes_cost_it_more():
@@ -222,3 +235,20 @@ def test_an_ids_beside_the_generator_saturates_sooner_where_its_wakes_cost_it_mo
     assert runs[None].loss_pct < 1 and runs[25.0].loss_pct > 20
     assert slow.mean_batch > base.mean_batch
     assert slow.cycles_per_packet > 2 * base.cycles_per_packet
+
+
+def test_a_generator_that_polls_on_costs_no_refill_and_the_chain_still_carries():
+    """Past the rate at which the generator stops napping it polls on, sending each packet as
+    it falls due: those runs are no wakes from a nap and cost a preempted NF no refill.
+    Charged at each, 60 µs of refill at every packet due (one every 0.5 µs) held every batch
+    for ever and the chain was predicted to deliver nothing; it carries close to what it
+    carries without the measurement."""
+    from nfvperf.validation.chain import polling_pps
+
+    pre = {"working_set_kb": [16.0], "lost_us": [60.0]}
+    over = 2 * polling_pps(host_options(host_platform(), 1).generator, limits.NF_MAX_BURST)
+    got = {}
+    for name, p in (("with", host_platform(preemption=pre)), ("without", host_platform())):
+        got[name] = simulate_chain(chain(rate=over), p, host_options(p, 1), duration_s=0.05)
+    assert got["without"].delivered_mpps > 0.3 * over / 1e6
+    assert got["with"].delivered_mpps == pytest.approx(got["without"].delivered_mpps, rel=0.2)

@@ -14,13 +14,18 @@ working set: ``hostmodel.Preemption``). Per EO:
 Everything else (headers, checksums, counters) is a few lines that the packet brings or that
 stay hot. A key is a flow of the traffic, or a destination where the traffic sweeps more
 destinations than it has flows.
+
+What one packet touches of those tables (``touched_bytes``) bounds what a batch can have to
+refetch: a byte through the automaton loads a line of a state's row; a table lookup, its
+bucket line and the entry's lines; an array, the entry's lines; an LPM lookup, a line of each
+level it reads.
 """
 
 from __future__ import annotations
 
 import math
 
-from nfvperf.eo.costs import DFA_STATE_BYTES, DIR24_FIRST_ENTRIES
+from nfvperf.eo.costs import DFA_STATE_BYTES, DIR24_FIRST_BYTES, DIR24_FIRST_ENTRIES
 
 
 def working_set_bytes(lines, keys: int, line_bytes: int) -> float:
@@ -40,4 +45,24 @@ def working_set_bytes(lines, keys: int, line_bytes: int) -> float:
             total += min(v["max"], keys) * entry(v["es"])
         elif name == "lpm_lookup":
             total += min(DIR24_FIRST_ENTRIES, keys) * line_bytes
+    return total
+
+
+def touched_bytes(lines, line_bytes: int) -> float:
+    """The bytes of its tables one packet touches, by the EO ``lines`` (an estimate's
+    ``LineCost``s): whole lines, each counted once."""
+    def entry(nbytes: float) -> float:
+        return math.ceil(nbytes / line_bytes) * line_bytes
+
+    total = 0.0
+    for line in lines:
+        name, v = line.operation.spec.name, line.values
+        if name == "dfa_scan":
+            total += min(v["b"], v["states"] * DFA_STATE_BYTES / line_bytes) * line_bytes
+        elif name in ("ht_lookup", "ct_insertion"):
+            total += line_bytes + entry(v["HE"])
+        elif name == "array_access":
+            total += entry(v["es"])
+        elif name == "lpm_lookup":
+            total += line_bytes * (1 if v["b"] <= DIR24_FIRST_BYTES else 2)
     return total

@@ -66,12 +66,14 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
     out, at a steady load), then naps until the next full burst is due, at most
     ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
     when the next packet falls due), each nap longer than asked by a measured overshoot.
-    Returns the wakes, how long it runs at each, and each packet's send time."""
+    Returns the wakes, how long it runs at each, whether each came from a nap (one that
+    preempts a busy NF costs it the refill beyond its run; polling on, the generator only
+    takes its packets' time), and each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
     over = np.asarray(gen.overshoot_us) * 1e-6
     send = np.empty_like(due)
-    wakes, runs = [], []
+    wakes, runs, naps = [], [], []
     n, j, t = due.size, 0, 0.0
     draws = rng.choice(over, size=max(16, int(horizon / nap_max) + 16))
     d = 0
@@ -80,6 +82,9 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
         k = int(np.searchsorted(due, t, side="right"))
         send[j:k] = t
         run = (gen.wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
+        wakes.append(t)
+        runs.append(run)
+        naps.append(woke)
         j = k
         after = t + run
         full = due[j + burst - 1] if j + burst - 1 < n else np.inf
@@ -96,11 +101,9 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
                 draws, d = rng.choice(over, size=draws.size), 0
             nxt = after + asked + draws[d]
             d += 1
-        wakes.append(t)
-        runs.append(run)
         t = nxt
     send[j:] = t
-    return np.array(wakes), np.array(runs), send
+    return np.array(wakes), np.array(runs), np.array(naps, dtype=float), send
 
 
 def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None, *,
@@ -148,9 +151,9 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     t, c, f = arrivals(classes, duration_s + warm, options.arrivals, rng)
     gen = options.generator
     if gen is not None:
-        wakes, runs, t = generator_wakes(t, gen, duration_s + warm, rng)
+        wakes, runs, naps, t = generator_wakes(t, gen, duration_s + warm, rng)
     else:
-        wakes, runs = np.zeros(0), np.zeros(0)
+        wakes, runs, naps = np.zeros(0), np.zeros(0), np.zeros(0)
     stamp = t
     t, c, f, stamp, port_drops, vs_t, vs_e = _vswitch_stalls(
         options, t, c, f, len(classes), duration_s + warm, warm,
@@ -160,7 +163,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     for j, ev in enumerate(events):
         sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
     stalls = _stalls(spec, options, core, duration_s + warm,
-                     np.random.default_rng(options.seed + 1), wakes, runs)
+                     np.random.default_rng(options.seed + 1), wakes, runs, naps)
     stats, soj, cls_stats, cls_lat, cls_hist, moved, cyc = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
@@ -225,13 +228,15 @@ def _vswitch_stalls(options: SimOptions, t, c, f, n_classes: int, horizon: float
 
 
 def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
-            rng: np.random.Generator, wakes: np.ndarray, runs: np.ndarray):
-    """Each core's stalls, in time order, as the kernel takes them (times, lengths, offsets
-    by core): the host's (Poisson in time at the options' rate, lengths drawn from the
-    measured ones; a single ``stalls`` is every shared core's, as services name them with
-    `cpu`), and the generator's runs on its core."""
+            rng: np.random.Generator, wakes: np.ndarray, runs: np.ndarray, naps: np.ndarray):
+    """Each core's stalls, in time order, as the kernel takes them (times, lengths, whether
+    one that preempts a batch costs its NF the refill, offsets by core): the host's (Poisson
+    in time at the options' rate, lengths drawn from the measured ones; a single ``stalls``
+    is every shared core's, as services name them with `cpu`; no refill: the time lost was
+    measured as a busy loop sees it), and the generator's runs on its core (a refill where it
+    woke from a nap)."""
     n_cores = int(core.max()) + 1
-    by_core: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    by_core: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
     if isinstance(options.stalls, dict):
         host = {c: st for c, st in options.stalls.items() if c < n_cores}
     elif options.stalls is not None:
@@ -243,20 +248,22 @@ def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: flo
         host = {}
     for c, st in sorted(host.items()):
         if c != options.vswitch_cpu:
-            by_core.setdefault(c, []).append(_stall_times(st, horizon, rng))
+            t, d = _stall_times(st, horizon, rng)
+            by_core.setdefault(c, []).append((t, d, np.zeros(t.size)))
     gen = options.generator
     if gen is not None and gen.cpu < n_cores and wakes.size:
-        by_core.setdefault(gen.cpu, []).append((wakes, runs))
-    ts, ds, off = [], [], [0]
+        by_core.setdefault(gen.cpu, []).append((wakes, runs, naps))
+    cols: list[list[np.ndarray]] = [[], [], []]
+    off = [0]
     for c in range(n_cores):
         parts = by_core.get(c, [])
-        t = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
-        d = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        t, d, r = (np.concatenate([p[i] for p in parts]) if parts else np.zeros(0)
+                   for i in range(3))
         order = np.argsort(t, kind="stable")
-        ts.append(t[order])
-        ds.append(d[order])
+        for col, x in zip(cols, (t, d, r)):
+            col.append(x[order])
         off.append(off[-1] + t.size)
-    return np.concatenate(ts), np.concatenate(ds), np.array(off, dtype=np.int64)
+    return (*(np.concatenate(col) for col in cols), np.array(off, dtype=np.int64))
 
 
 def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:

@@ -47,7 +47,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "fb3582dcb663d654"
+STATE_DIGEST = "f7cf222c2d1c5996"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -209,7 +209,7 @@ def _start(m, s, k, t):
     # (the time away, and what the NF refetches after it), and its cycles (the clock's, as the
     # data plane counts them) take it in
     while stl.ptr[c] < stl.off[c + 1] and stl.t[stl.ptr[c]] < end:
-        end += stl.d[stl.ptr[c]] + inp.refill[s]
+        end += stl.d[stl.ptr[c]] + inp.refill[s, nb] * stl.r[stl.ptr[c]]
         stl.ptr[c] += 1
     if t >= inp.warmup:
         seen = (end - t) * inp.speed[s, k]
@@ -376,8 +376,8 @@ def _end_of_batch(m, s0, k0, t):
 @njit(cache=True)
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
-              warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_off, gen_w, gen_b,
-              hop, keep, refill, stamp, vs_t, vs_e):
+              warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_r, stall_off, gen_w,
+              gen_b, hop, keep, refill, stamp, vs_t, vs_e):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
     offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
     event, per-instance histograms of batches' cycles a packet weighted by packets).
@@ -386,12 +386,13 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
     (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
     placed again (moved), and removed instances finish the packets they hold. Core c's stalls
-    are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]``; the generator wakes at ``gen_w``
+    are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]`` (``stall_r``: 1 where one that
+    preempts a batch costs the refill beyond it); the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
     the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
-    service s hands on (the NF drops the rest by design); ``refill[s]``: seconds each
-    preemption of one of its batches costs it beyond the time away; ``stamp``: each packet's
-    send time,
+    service s hands on (the NF drops the rest by design); ``refill[s, n]``: seconds
+    a preemption of a batch of n of service s by a stall of ``stall_r`` 1 costs it beyond the
+    time away; ``stamp``: each packet's send time,
     where its latency starts (``t_arr``: when it reaches the first NF's ring); the vSwitch
     core's stalls ``vs_t``-``vs_e`` hold the packets leaving the chain. Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
@@ -399,7 +400,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,
                  speed, capacity, beta, warmup_s, quantum, switch, keep, refill, stamp)
     check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_off, gen_w, gen_b, vs_t, vs_e)
+                 stall_d, stall_r, stall_off, gen_w, gen_b, vs_t, vs_e)
     S, K = speed.shape
     P, C = t_arr.shape[0], size.shape[0]
     cores, turns = new_cores(core, speed, switch)
@@ -407,7 +408,7 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 3)),
                    np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64),
                    np.zeros((S, K, CYC_BINS)))
-    stl = Stalls(stall_t, stall_d, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
+    stl = Stalls(stall_t, stall_d, stall_r, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
     gen = Gen(gen_w, gen_b, np.zeros(2, dtype=np.int64), hop, vs_t, vs_e)
     # in the heap at once: an end of batch or retry per busy instance, a turn per core
     m = Sim(inp, new_queues(S, K, capacity, beta, P), new_policy(n_inst, weights, n_flows),

@@ -49,8 +49,8 @@ N_POLICIES = len(POLICY_CODES)
 
 #: the run's inputs, as ``run_chain`` takes them (``capacity``: packets a ring holds; ``beta``:
 #: a batch's most; ``warmup``, ``quantum``, ``switch`` in seconds; ``keep[s]``: the share of
-#: packets service s's NF hands on, the rest it drops by design; ``refill[s]``: seconds a
-#: preemption of service s's batch costs it beyond the time away (its caches refilled);
+#: packets service s's NF hands on, the rest it drops by design; ``refill[s, n]``: seconds a
+#: preemption of service s's batch of n costs it beyond the time away (its caches refilled);
 #: ``stamp``: when each packet was sent, where its latency starts)
 Inputs = namedtuple("Inputs", "t_arr cls flow size policy large_bytes cost_bytes cost overhead "
                               "speed capacity beta warmup quantum switch keep refill stamp")
@@ -70,9 +70,10 @@ Cores = namedtuple("Cores", "of busy rq_s rq_k rq_head rq_n in_rq slice_t")
 #: from position park_pos
 Turns = namedtuple("Turns", "on n inst_s inst_k pos parked park_t park_pos")
 #: stalls of cores (the host, or the generator, taking the CPU away): start times and durations
-#: in time order per core, core c's from ``off[c]`` to ``off[c + 1]``; per core the next stall
-#: and the end of the current one
-Stalls = namedtuple("Stalls", "t d off ptr until")
+#: in time order per core, core c's from ``off[c]`` to ``off[c + 1]``; ``r``: 1 where a stall
+#: that preempts a batch costs its NF the refill beyond it (a wake of the generator from a
+#: nap), else 0; per core the next stall and the end of the current one
+Stalls = namedtuple("Stalls", "t d r off ptr until")
 #: the generator's wakes (start times, in order) and how long it runs at each: it reads what
 #: came back while it runs, else at its next wake (none: a packet is received as it leaves);
 #: ``hop``: a pass through the vSwitch, s; ``vs_t``, ``vs_e``: the vSwitch core's stalls
@@ -245,7 +246,7 @@ def new_cores(core, speed, switch):
 
 @njit(cache=True)
 def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, stall_t,
-                 stall_d, stall_off, gen_w, gen_b, vs_t, vs_e):
+                 stall_d, stall_r, stall_off, gen_w, gen_b, vs_t, vs_e):
     """Raise ValueError for what the kernel cannot run: sizes that do not agree, numbers out
     of range (an instance, class, flow or core the arrays have no room for)."""
     S, K = inp.speed.shape
@@ -257,7 +258,7 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
         raise ValueError("chain kernel: a ring and a burst of at least one packet")
     if n_inst.shape[0] != S or weights.shape != (S, K) or core.shape != (S, K) or \
             inp.cost.shape != (S, C) or inp.overhead.shape != (S, inp.beta + 1) or \
-            inp.keep.shape[0] != S or inp.refill.shape[0] != S or \
+            inp.keep.shape[0] != S or inp.refill.shape != (S, inp.beta + 1) or \
             inp.policy.shape[0] != S or inp.large_bytes.shape[0] != S or \
             inp.cost_bytes.shape[0] != S:
         raise ValueError("chain kernel: per-service arrays of different sizes")
@@ -266,6 +267,7 @@ def check_inputs(inp, n_flows, n_inst, weights, core, sc_t, sc_s, sc_n, sc_w, st
     if core.min() < 0:
         raise ValueError("chain kernel: a negative core number")
     if stall_off.shape[0] != core.max() + 2 or stall_t.shape[0] != stall_d.shape[0] or \
+            stall_r.shape[0] != stall_t.shape[0] or \
             stall_off[0] != 0 or stall_off[-1] != stall_t.shape[0]:
         raise ValueError("chain kernel: stalls do not match the cores")
     for c in range(core.max() + 1):

@@ -71,26 +71,37 @@ def service_cycles(spec: ChainSpec, platform, options: SimOptions, frame_sizes: 
 
 def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np.ndarray,
              estimates: list[list[list] | None]) -> np.ndarray:
-    """Seconds a preemption costs each service beyond the time away, where it shares the
-    generator's core: a wake of the generator costs a busy NF of its working set more than
-    the generator's run (``options.preemption``, measured: the generator's cold run, the
-    changes of process, the NF's caches and pages refetched), by as much as measured beyond
-    the run the model has (``generator.wake_us``). The working set: the options'
-    ``working_set_bytes``, else its EO model's tables over ``keys`` keys (``eo.footprint``;
-    the largest over frame sizes and paths)."""
-    from nfvperf.eo.footprint import working_set_bytes
+    """Seconds a preemption of a batch of n packets (0..burst, ``[s, n]``) costs service s
+    beyond the time away, where it shares the generator's core: a wake of the generator costs
+    a busy NF of its working set more than the generator's run (``options.preemption``,
+    measured with an NF that walks its whole table at every packet: the changes of process,
+    the caches refetched), by as much as measured beyond the run the model has
+    (``generator.wake_us``). The NF refetches no more than its working set, nor than the
+    batch's packets touch of it (``eo.footprint``): below the smallest table measured the
+    cost falls in proportion to the bytes, to nothing for none. The working set: the
+    options' ``working_set_bytes`` (all of it touched), else its EO model's tables over
+    ``keys`` keys (the largest over frame sizes and paths)."""
+    from nfvperf.eo.footprint import touched_bytes, working_set_bytes
 
-    out = np.zeros(len(spec.services))
+    out = np.zeros((len(spec.services), options.burst + 1))
     pre, gen = options.preemption, options.generator
     if pre is None or gen is None:
         return out
+    line = platform.cache.line_bytes
+    n = np.arange(options.burst + 1)
     for i, by_size in enumerate(estimates):
         if not np.any(core[i, :spec.most_instances(i)] == gen.cpu):
             continue
         w = options.cost(i).working_set_bytes
-        if w is None:
-            w = 0.0 if by_size is None else max(
-                working_set_bytes(r.lines, keys, platform.cache.line_bytes)
-                for rows in by_size for r in rows)
-        out[i] = max(pre.lost_at(w) - gen.wake_us, 0.0) * 1e-6
+        if w is not None:
+            refetched = np.full(n.size, float(w))
+        elif by_size is None:
+            continue
+        else:
+            rows = [r for by in by_size for r in by]
+            w = max(working_set_bytes(r.lines, keys, line) for r in rows)
+            refetched = np.minimum(w, n * max(touched_bytes(r.lines, line) for r in rows))
+        smallest = pre.working_set_kb[0] * 1024
+        out[i] = [max(pre.lost_at(max(b, smallest)) - gen.wake_us, 0.0)
+                  * min(b / smallest, 1.0) * 1e-6 for b in refetched]
     return out

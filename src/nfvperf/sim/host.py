@@ -10,8 +10,9 @@ the data plane costs and waits besides the NFs, and where the data plane puts it
   while an NF serves a batch preempts it; the latency it measures ends when it reads a packet
   back;
 - the host takes the NF and generator cores away as measured (``stalls``); a wake of the
-  generator that preempts a busy NF costs the core what it was measured to cost an NF of that
-  working set (``preemption``), beyond the generator's run;
+  generator (from a nap) that preempts an NF's batch costs the core, beyond the generator's
+  run, what it was measured to cost a busy NF that refetches as much as the batch touches of
+  its working set (``preemption``, ``sim.costs.refill_s``);
 - a packet costs, beyond its NF's EO model, what the smallest NF's loop costs beyond its own
   model at that batch (``nf_loop``: the rings, the lines of small batches on a shared core);
 - each pass through the vSwitch adds its stages' cycles a packet and half an idle loop; the
