@@ -31,38 +31,31 @@ from nfvperf.eo.costs import DFA_STATE_BYTES, DIR24_FIRST_BYTES, DIR24_FIRST_ENT
 def working_set_bytes(lines, keys: int, line_bytes: int) -> float:
     """The working set of the EO ``lines`` (an estimate's ``LineCost``s) over ``keys``
     distinct keys."""
-    def entry(nbytes: float) -> float:
-        return math.ceil(nbytes / line_bytes) * line_bytes
-
-    total = 0.0
-    for line in lines:
-        name, v = line.operation.spec.name, line.values
-        if name == "dfa_scan":
-            total += v["states"] * DFA_STATE_BYTES
-        elif name in ("ht_lookup", "ct_insertion"):
-            total += min(v["max"], keys) * (line_bytes + entry(v["HE"]))
-        elif name == "array_access":
-            total += min(v["max"], keys) * entry(v["es"])
-        elif name == "lpm_lookup":
-            total += min(DIR24_FIRST_ENTRIES, keys) * line_bytes
-    return total
+    return sum(whole + min(most, keys) * per_key
+               for per_key, most, whole, _ in _tables(lines, line_bytes))
 
 
 def touched_bytes(lines, line_bytes: int) -> float:
     """The bytes of its tables one packet touches, by the EO ``lines`` (an estimate's
     ``LineCost``s): whole lines, each counted once."""
+    return sum(touched for *_, touched in _tables(lines, line_bytes))
+
+
+def _tables(lines, line_bytes: int):
+    """For each EO line on a table: the bytes a key keeps there, the most keys it holds, the
+    bytes every packet walks whatever its key, and the bytes one packet touches."""
     def entry(nbytes: float) -> float:
         return math.ceil(nbytes / line_bytes) * line_bytes
 
-    total = 0.0
     for line in lines:
         name, v = line.operation.spec.name, line.values
         if name == "dfa_scan":
-            total += min(v["b"], v["states"] * DFA_STATE_BYTES / line_bytes) * line_bytes
+            whole = v["states"] * DFA_STATE_BYTES
+            yield 0.0, 0, whole, min(v["b"] * line_bytes, whole)
         elif name in ("ht_lookup", "ct_insertion"):
-            total += line_bytes + entry(v["HE"])
+            yield line_bytes + entry(v["HE"]), v["max"], 0.0, line_bytes + entry(v["HE"])
         elif name == "array_access":
-            total += entry(v["es"])
+            yield entry(v["es"]), v["max"], 0.0, entry(v["es"])
         elif name == "lpm_lookup":
-            total += line_bytes * (1 if v["b"] <= DIR24_FIRST_BYTES else 2)
-    return total
+            levels = 1 if v["b"] <= DIR24_FIRST_BYTES else 2
+            yield line_bytes, DIR24_FIRST_ENTRIES, 0.0, line_bytes * levels

@@ -87,7 +87,7 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
     """Packets a second the chain's NF core carries at most, as the model has it: the core's
     time left by the host's stalls, over what a packet of the chain's mix costs there (each
     service's cycles and its loop at full batches, stretched by the generator's wakes that
-    preempt it busy — their run and what they cost it beyond, ``sim.chain.refill_s`` — and
+    preempt it busy — their run and what they cost it beyond, ``sim.costs.refill_s`` — and
     the generator's time a packet where it runs beside them); and, where the generator shares
     the core, no more than the rate at which it stops napping (``polling_pps``)."""
     import numpy as np
