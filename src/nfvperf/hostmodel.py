@@ -22,7 +22,8 @@ itself, read by the chain simulator to predict what the data plane will report::
         overshoot_us: [...]     # a nap's length beyond the one asked for (samples)
       preemption:               # a wake of the generator, to an NF busy beside it
         working_set_kb: [16, 512, 4096]   # the NF's tables it keeps touching
-        lost_us: [12, 26, 35]             # the core's time the NF loses a wake
+        lost_us: [12, 26, 35]             # the core's time the NF loses a wake (median)
+        spread_us: [[10, 14], [24, 29], [31, 38]]   # least and most of the probes
       floor_us: {mean: 45, p50: 44, p90: 51, p99: 330}  # the minimal chain, end to end
       spread: {turn_us: [1.4, 1.6], ...}                # min and max over the runs
 
@@ -105,12 +106,20 @@ class Preemption(FileModel):
 
     working_set_kb: list[float] = Field(min_length=1, description="the walked tables' sizes")
     lost_us: list[float] = Field(min_length=1, description="the core's time the NF loses a "
-                                 "wake of the generator, at each size")
+                                 "wake of the generator, at each size (the median of the "
+                                 "probes)")
+    spread_us: list[list[float]] | None = Field(None, description="the least and most of the "
+                                                "probes at each size")
 
     @model_validator(mode="after")
     def _pairs(self) -> Preemption:
         if len(self.working_set_kb) != len(self.lost_us):
             raise ValueError("as many lost_us as working_set_kb")
+        if self.spread_us is not None and (
+                len(self.spread_us) != len(self.lost_us)
+                or any(len(s) != 2 or not s[0] <= v <= s[1]
+                       for s, v in zip(self.spread_us, self.lost_us))):
+            raise ValueError("a [least, most] around each lost_us in spread_us")
         if self.working_set_kb != sorted(self.working_set_kb) or \
                 min(self.working_set_kb) <= 0:
             raise ValueError("working_set_kb > 0, in increasing order")

@@ -168,12 +168,23 @@ def test_the_data_planes_parts_are_fitted_from_the_reports():
 
 def test_the_preemption_probes_give_the_time_lost_a_wake():
     """A busy NF that costs 10 000 cycles a packet alone and 40 000 beside a generator waking
-    25 000 times a second lost 3/4 of the clock: 30 µs a wake; sorted by working set."""
+    25 000 times a second lost 3/4 of the clock: 30 µs a wake; sorted by working set; a spread
+    that holds no median is refused."""
     from nfvperf.calibrate.dataplane import _preemption
+
+    from nfvperf.hostmodel import Preemption
 
     probes = [{"working_set": 4 << 20, "alone_cycles": 1e5, "beside_cycles": 5e5,
                "wakes_per_s": 20_000},
               {"working_set": 16 << 10, "alone_cycles": 1e4, "beside_cycles": 4e4,
                "wakes_per_s": 25_000}]
-    assert _preemption(probes) == {"working_set_kb": [16.0, 4096.0], "lost_us": [30.0, 40.0]}
+    assert _preemption(probes) == {"working_set_kb": [16.0, 4096.0], "lost_us": [30.0, 40.0],
+                                   "spread_us": [[30.0, 30.0], [40.0, 40.0]]}
+    # repeated: the median, and the least and most (16 KiB: 30, 20 and 10 µs a wake)
+    again = [{**probes[1], "beside_cycles": 2e4}, {**probes[1], "beside_cycles": 1e4 / 0.75}]
+    got = _preemption(probes + again)
+    assert got["lost_us"] == [20.0, 40.0] and got["spread_us"][0] == [10.0, 30.0]
+    Preemption.model_validate(got)
+    with pytest.raises(ValueError, match=r"a \[least, most\] around each lost_us"):
+        Preemption.model_validate({**got, "spread_us": [[21.0, 30.0], [40.0, 40.0]]})
     assert _preemption([]) is None

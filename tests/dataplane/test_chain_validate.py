@@ -24,7 +24,7 @@ def test_the_measured_section_is_a_valid_one_with_every_part(host_profile):
     # the busy NF walked its table: a packet costs it more the larger the table (alone), and
     # beside the generator it lost time to each of its wakes
     probes = raw["preemption"]
-    assert [p["working_set"] for p in probes] == list(dp.PREEMPT_SETS)
+    assert sorted({p["working_set"] for p in probes}) == list(dp.PREEMPT_SETS)
     assert probes[0]["alone_cycles"] < probes[-1]["alone_cycles"]
     assert host.preemption is not None and min(host.preemption.lost_us) > 0
     for run in raw["runs"]:

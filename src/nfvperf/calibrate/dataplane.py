@@ -141,7 +141,7 @@ def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_c
             progress: Callable[[str, int, int], None] | None = None) -> dict:
     """The raw measurements (``derive`` turns them into the profile's section)."""
     repeats, seconds = (1, 0.5) if quick else (3, 1.0)
-    steps = 3 + len(LOADS) * repeats + len(PREEMPT_SETS)
+    steps = 3 + (len(LOADS) + len(PREEMPT_SETS)) * repeats
     done = 0
 
     def step(what: str) -> None:
@@ -163,10 +163,11 @@ def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_c
             runs.append(smallest_chain(rate, duration_s=seconds, vswitch_cpu=vswitch_cpu,
                                        nf_cpu=nf_cpu, gen_cpu=gen_cpu))
     pre = []
-    for w in PREEMPT_SETS:
-        step(f"a busy NF of {w >> 10} KiB beside the generator")
-        pre.append(preemption(w, duration_s=seconds, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu,
-                              gen_cpu=gen_cpu))
+    for _ in range(repeats):
+        for w in PREEMPT_SETS:
+            step(f"a busy NF of {w >> 10} KiB beside the generator")
+            pre.append(preemption(w, duration_s=seconds, vswitch_cpu=vswitch_cpu,
+                                  nf_cpu=nf_cpu, gen_cpu=gen_cpu))
     if progress:
         progress("data plane: done", steps, steps)
     return {"cpus": {"vswitch": vswitch_cpu, "nfs": nf_cpu, "generator": gen_cpu},
@@ -235,15 +236,22 @@ def _generator(runs: list[dict]) -> dict:
 
 def _preemption(probes: list[dict]) -> dict | None:
     """µs the core loses a wake of the generator, by working set: the share of the clock the
-    busy NF lost beside it (1 - alone / beside cycles a packet) over its wakes a second."""
-    rows = [(p["working_set"] / 1024, max(1 - p["alone_cycles"] / p["beside_cycles"], 0.0)
-             / p["wakes_per_s"] * 1e6) for p in probes
-            if p["beside_cycles"] > 0 and p["wakes_per_s"] > 0]
-    if not rows:
+    busy NF lost beside it (1 - alone / beside cycles a packet) over its wakes a second; the
+    median of the probes of each size, and their least and most."""
+    import statistics
+
+    by_size: dict[float, list[float]] = {}
+    for p in probes:
+        if p["beside_cycles"] > 0 and p["wakes_per_s"] > 0:
+            lost = max(1 - p["alone_cycles"] / p["beside_cycles"], 0.0) / p["wakes_per_s"]
+            by_size.setdefault(p["working_set"] / 1024, []).append(lost * 1e6)
+    if not by_size:
         return None
-    rows.sort()
-    return {"working_set_kb": [round(w, 1) for w, _ in rows],
-            "lost_us": [round(x, 2) for _, x in rows]}
+    sizes = sorted(by_size)
+    return {"working_set_kb": [round(w, 1) for w in sizes],
+            "lost_us": [round(statistics.median(by_size[w]), 2) for w in sizes],
+            "spread_us": [[round(min(by_size[w]), 2), round(max(by_size[w]), 2)]
+                          for w in sizes]}
 
 
 def derive(raw: dict) -> dict:
