@@ -125,12 +125,26 @@ class Preemption(FileModel):
             raise ValueError("working_set_kb > 0, in increasing order")
         return self
 
-    def lost_at(self, working_set_bytes: float) -> float:
-        """µs lost a wake at a working set (interpolated in its logarithm, held at the ends)."""
+    def lost_at(self, working_set_bytes):
+        """µs lost a wake at a working set, or at each of an array of them (interpolated in
+        its logarithm, held at the ends)."""
         import numpy as np
 
-        kb = max(working_set_bytes / 1024, 1e-3)
-        return float(np.interp(np.log(kb), np.log(self.working_set_kb), self.lost_us))
+        kb = np.maximum(np.asarray(working_set_bytes, dtype=float) / 1024, 1e-3)
+        lost = np.interp(np.log(kb), np.log(self.working_set_kb), self.lost_us)
+        return float(lost) if lost.ndim == 0 else lost
+
+    def beyond_us(self, refetched_bytes, run_us: float):
+        """µs a preempted NF loses beyond a run of ``run_us`` (the wake as a model already
+        has it) when it refetches ``refetched_bytes`` (an array): what was measured at that
+        size less the run, none below none; under the smallest size measured, in proportion
+        to the bytes (nothing refetched costs nothing)."""
+        import numpy as np
+
+        b = np.asarray(refetched_bytes, dtype=float)
+        smallest = self.working_set_kb[0] * 1024
+        return np.maximum(self.lost_at(np.maximum(b, smallest)) - run_us, 0.0) * \
+            np.minimum(b / smallest, 1.0)
 
 
 class Latency(FileModel):

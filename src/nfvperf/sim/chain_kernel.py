@@ -390,11 +390,11 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     preempts a batch costs the refill beyond it); the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
     the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
-    service s hands on (the NF drops the rest by design); ``refill[s, n]``: seconds
-    a preemption of a batch of n of service s by a stall of ``stall_r`` 1 costs it beyond the
-    time away; ``stamp``: each packet's send time,
-    where its latency starts (``t_arr``: when it reaches the first NF's ring); the vSwitch
-    core's stalls ``vs_t``-``vs_e`` hold the packets leaving the chain. Arrays are sized
+    service s hands on (the NF drops the rest by design); ``refill[s, n]``: seconds a
+    preemption of a batch of n of service s by a stall of ``stall_r`` 1 costs it beyond the
+    time away; ``stamp``: each packet's send time, where its latency starts (``t_arr``: when
+    it reaches the first NF's ring); the vSwitch core's stalls ``vs_t``-``vs_e`` hold the
+    packets leaving the chain. Arrays are sized
     for the most instances a service ever has (``speed.shape[1]``). Raises ValueError for
     inputs the arrays cannot hold (``chain_state.check_inputs``)."""
     inp = Inputs(t_arr, cls, flow, size, policy, large_bytes, cost_bytes, cost, overhead,

@@ -76,9 +76,9 @@ def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np
     a busy NF of its working set more than the generator's run (``options.preemption``,
     measured with an NF that walks its whole table at every packet: the changes of process,
     the caches refetched), by as much as measured beyond the run the model has
-    (``generator.wake_us``). The NF refetches no more than its working set, nor than the
-    batch's packets touch of it (``eo.footprint``): below the smallest table measured the
-    cost falls in proportion to the bytes, to nothing for none. The working set: the
+    (``generator.wake_us``; ``Preemption.beyond_us``). The NF refetches no more than its
+    working set, nor than the batch's packets touch of it (``eo.footprint``). The working
+    set: the
     options' ``working_set_bytes`` (all of it touched), else its EO model's tables over
     ``keys`` keys (the largest over frame sizes and paths)."""
     from nfvperf.eo.footprint import touched_bytes, working_set_bytes
@@ -101,7 +101,5 @@ def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np
             rows = [r for by in by_size for r in by]
             w = max(working_set_bytes(r.lines, keys, line) for r in rows)
             refetched = np.minimum(w, n * max(touched_bytes(r.lines, line) for r in rows))
-        smallest = pre.working_set_kb[0] * 1024
-        out[i] = [max(pre.lost_at(max(b, smallest)) - gen.wake_us, 0.0)
-                  * min(b / smallest, 1.0) * 1e-6 for b in refetched]
+        out[i] = pre.beyond_us(refetched, gen.wake_us) * 1e-6
     return out
