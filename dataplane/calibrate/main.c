@@ -163,7 +163,7 @@ calibrate(const struct nfvp_cal_opts *o)
 	 * checksums, the DFA, copies, core to core where there is a second lcore */
 	for (ws = 4096; ws <= o->max_ws; ws *= 2)
 		steps++;
-	steps += 2 + (o->quick ? 4 : 5) + 1 + 1 + 1 + 1 + (rte_lcore_count() > 1);
+	steps += 3 + (o->quick ? 4 : 5) + 1 + 1 + 1 + 1 + (rte_lcore_count() > 1);
 	nfvp_cal_progress_init(steps);
 	printf("{\"tsc_hz\": %" PRIu64 ", \"tsc_measured_hz\": %.0f, \"quick\": %s, "
 	       "\"repetitions\": %u, ", rte_get_tsc_hz(), nfvp_cal_measure_tsc_hz(),

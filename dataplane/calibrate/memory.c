@@ -71,7 +71,60 @@ gather(uint8_t *buf, size_t ws, uint64_t loads)
 	return (double)t0 / loads;
 }
 
-/* Working sets of 4 KB, 8 KB .. --max-ws: dependent and independent loads over each. */
+/* Cycles per load with K pointer chases interleaved through one random cycle of ws bytes: K
+ * loads in flight at a time, each chase's next load waiting for its last. K = 1 is the latency;
+ * as K grows the loads overlap, until the core's miss buffers (its memory-level parallelism) are
+ * full. A copy of the loop per K keeps the K pointers in registers. */
+#define CHASE_K(K)							\
+static double								\
+chase_##K(uint8_t *buf, size_t n, uint64_t steps)			\
+{									\
+	void **p[K];							\
+	uint64_t t0, k;							\
+	unsigned int j;							\
+									\
+	for (j = 0; j < K; j++) /* K points spread over the cycle */	\
+		p[j] = (void **)(buf + (size_t)rte_rand_max(n) * CAL_LINE); \
+	for (k = 0; k < 64; k++)					\
+		for (j = 0; j < K; j++)					\
+			p[j] = *p[j];					\
+	t0 = rte_rdtsc_precise();					\
+	for (k = 0; k < steps; k++)					\
+		for (j = 0; j < K; j++)					\
+			p[j] = *p[j];					\
+	t0 = rte_rdtsc_precise() - t0;					\
+	for (j = 0; j < K; j++)						\
+		nfvp_cal_sink += (uintptr_t)p[j];			\
+	return (double)t0 / ((double)steps * K);			\
+}
+CHASE_K(1) CHASE_K(2) CHASE_K(4) CHASE_K(8) CHASE_K(12) CHASE_K(16) CHASE_K(24) CHASE_K(32)
+
+/* "overlap": cycles per load for K = 1 .. 32 chases in flight over the sweep's largest working
+ * set (DRAM), the cycle left in buf by the last chase(). */
+static void
+bench_overlap(FILE *f, uint8_t *buf, size_t ws, const struct nfvp_cal_opts *o)
+{
+	static double (*const fn[])(uint8_t *, size_t, uint64_t) = {
+		chase_1, chase_2, chase_4, chase_8, chase_12, chase_16, chase_24, chase_32 };
+	static const unsigned int ks[] = { 1, 2, 4, 8, 12, 16, 24, 32 };
+	uint64_t loads = o->quick ? 100000 : 400000;
+	double v[CAL_MAX_REPS];
+	unsigned int i, r;
+
+	fprintf(f, "\"overlap\": {\"bytes\": %zu, \"loads\": [", ws);
+	for (i = 0; i < RTE_DIM(ks); i++) {
+		for (r = 0; r < o->reps; r++)
+			v[r] = fn[i](buf, ws / CAL_LINE, loads / ks[i]);
+		fprintf(f, "%s{\"in_flight\": %u, ", i ? ", " : "", ks[i]);
+		nfvp_cal_print_stat(f, "cycles", v, o->reps);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}, ");
+	nfvp_cal_progress("memory-level parallelism");
+}
+
+/* Working sets of 4 KB, 8 KB .. --max-ws: dependent and independent loads over each; then the
+ * overlap of dependent chases at the largest. */
 int
 nfvp_cal_bench_latency(FILE *f, const struct nfvp_cal_opts *o)
 {
@@ -107,6 +160,7 @@ nfvp_cal_bench_latency(FILE *f, const struct nfvp_cal_opts *o)
 		nfvp_cal_progress("load latency");
 	}
 	fprintf(f, "], ");
+	bench_overlap(f, buf, ws / 2, o);
 	if (hugepages)
 		rte_free(buf);
 	else

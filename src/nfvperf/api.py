@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nfvperf import units
+from nfvperf import limits, units
 from nfvperf.eo.estimate import Estimate, estimate
 from nfvperf.eo.model import load_nf
 from nfvperf.eo.platform import load_platform
@@ -12,7 +12,8 @@ from nfvperf.eo.platform import load_platform
 
 def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], cores: int = 1,
                   remote_fraction: float = 0.0, paper_units: bool = False,
-                  params: dict[str, float] | None = None) -> list[Estimate]:
+                  params: dict[str, float] | None = None,
+                  burst: float = limits.NF_MAX_BURST) -> list[Estimate]:
     """Estimates of every path of every model at every frame size (``nfvperf estimate``)."""
     for size in frame_sizes:
         units.check_frame_bytes(size, field="packet_size")
@@ -22,7 +23,7 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
     for nf in nfs:
         for size in frame_sizes:
             rows += estimate(nf, plat, frame_bytes=size, cores=cores,
-                             remote_fraction=remote_fraction, params=params)
+                             remote_fraction=remote_fraction, params=params, burst=burst)
     return rows
 
 

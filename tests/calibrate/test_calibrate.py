@@ -42,6 +42,8 @@ def synthetic():
         "dfa": [{"states": n, "cycles_per_byte": stat(c)} for n, c in ((64, 5), (1024, 7),
                                                                         (8192, 20))],
         "copy": [{"bytes": 64, "cycles": stat(8.0)}],
+        "overlap": {"bytes": 256 << 20, "loads": [
+            {"in_flight": k, "cycles": stat(c)} for k, c in ((1, 240), (8, 40), (32, 15))]},
     }
 
 
@@ -73,6 +75,20 @@ def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_js
     assert yaml.safe_load(text)["calibration"]["hash"][0]["entries"] == 1024
     rows = run_json("estimate", "l2fwd@paper", "--platform", str(path))
     assert rows[0]["platform"] == "synthetic" and rows[0]["cycles_per_packet"] > 0
+    # the curves the stall term reads, medians, and the term turned on
+    assert [q.cycles for q in p.memory.overlap] == [240, 40, 15]
+    assert p.memory.load_latency[-1].bytes == 256 << 20
+    assert p.memory.load_latency[-1].cycles == 240
+    assert p.conventions.memory_stalls == "cycles"
+
+
+def test_a_calibration_without_the_overlap_probe_keeps_the_papers_memory_bound(tmp_path):
+    d = synthetic()
+    del d["overlap"]
+    path = tmp_path / "host.yaml"
+    path.write_text(profile_yaml(HOST, d, name="old"))
+    p = load_platform(path)
+    assert p.conventions.memory_stalls == "separate" and p.memory.overlap is None
 
 
 def test_describe_host_reads_sysfs_and_cpuinfo(tmp_path):
@@ -113,6 +129,10 @@ def test_quick_calibration_of_this_host(dataplane, cli, tmp_path):
     assert all(isinstance(line, str) for line in doubts(describe_host(), d))
     code, _, err = cli("estimate", "l2fwd@paper", "--platform", str(out))
     assert code == 0, err
+    # k chases in flight: one is the latency, and k of them take no longer per load
+    ov = {q["in_flight"]: q["cycles"]["median"] for q in d["overlap"]["loads"]}
+    assert sorted(ov) == [1, 2, 4, 8, 12, 16, 24, 32] and min(ov.values()) > 0
+    assert p.conventions.memory_stalls == "cycles"
 
 
 def test_doubts_name_what_a_healthy_memory_system_would_not_show():
@@ -188,3 +208,21 @@ def test_the_preemption_probes_give_the_time_lost_a_wake():
     with pytest.raises(ValueError, match=r"a \[least, most\] around each lost_us"):
         Preemption.model_validate({**got, "spread_us": [[21.0, 30.0], [40.0, 40.0]]})
     assert _preemption([]) is None
+
+
+def test_serial_overlap_is_the_waits_one_after_another_over_those_measured(tmp_path):
+    from nfvperf.calibrate.profile import serial_overlap
+
+    d = synthetic()
+    small, big = d["hash"][0]["lookup_hit_cycles"], d["hash"][1]["lookup_hit_cycles"]
+    big["median"] = small["median"] + 1
+    model = serial_overlap(d)[0]          # the stall term's waits over 1 cycle measured
+    assert model > 1
+    big["median"] = small["median"] + model / 2
+    assert serial_overlap(d)[0] == pytest.approx(2)
+    big["median"] = small["median"] + 2 * model      # slower than one after another: none
+    assert serial_overlap(d)[0] == 1
+    path = tmp_path / "host.yaml"
+    big["median"] = small["median"] + model / 2
+    path.write_text(profile_yaml(HOST, d, name="s"))
+    assert load_platform(path).memory.serial_overlap == pytest.approx(2, abs=0.01)

@@ -22,10 +22,11 @@ def test_the_ids_walks_its_whole_automaton_whatever_the_traffic():
 
 
 def test_table_nfs_touch_a_few_lines_a_key_up_to_their_table():
-    # the NAT: a bucket line and the 16 B key's line, and the 24 B entry's line, a key; its
-    # table holds 2 x 64 K entries
-    assert working_set_bytes(lines("nat"), 64, 64) == 64 * (128 + 64)
-    assert working_set_bytes(lines("nat"), 10**7, 64) == 2 * 65536 * (128 + 64)
+    # the NAT: its key's two bucket lines and its slot's line (rte_hash), and the 24 B
+    # entry's line, a key; its table holds 2 x 64 K entries: 2^17 / 8 buckets, 2^17 slots of
+    # a line for a 16 B entry and as many 24 B entries, packed when every key is used
+    assert working_set_bytes(lines("nat"), 64, 64) == 64 * 64 * (2 + 1 + 1)
+    assert working_set_bytes(lines("nat"), 10**7, 64) == 2**17 * (64 // 8 + 16 + 24)
     # the router: a line of DIR-24-8's first table a destination
     assert working_set_bytes(lines("router"), 1000, 64) == 1000 * 64
     assert working_set_bytes(lines("forward"), 1000, 64) == 0

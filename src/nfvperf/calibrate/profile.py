@@ -57,6 +57,59 @@ _ACCESS_TEXT = {
 }
 
 
+def _curves(d: dict) -> str:
+    """memory.load_latency (a pointer chase by working set) and memory.overlap (chases in
+    flight together over DRAM), medians, each with its spread: what the stall term reads."""
+    if "overlap" not in d:
+        return ""
+    out = ["  # cycles of one load by the working set it ranges over (one at a time)",
+           "  load_latency:"]
+    out += [f"    - {{bytes: {p['bytes']}, cycles: {p['cycles']['median']:.1f}}}"
+            f"{'':<4}# {p['cycles']['min']:.1f}-{p['cycles']['max']:.1f}"
+            for p in d["load_latency"]]
+    ov = d["overlap"]
+    out += [f"  # cycles per load with k dependent chases interleaved over "
+            f"{ov['bytes'] >> 20} MB", "  overlap:"]
+    out += [f"    - {{in_flight: {p['in_flight']}, cycles: {p['cycles']['median']:.1f}}}"
+            f"{'':<4}# {p['cycles']['min']:.1f}-{p['cycles']['max']:.1f}"
+            for p in ov["loads"]]
+    serial = serial_overlap(d)
+    if serial is not None:
+        out.append(f"  serial_overlap: {serial[0]:.2f}{'':<10}# {serial[1]}")
+    return "\n".join(out) + "\n"
+
+
+#: rte_hash's key slot: the data pointer and the key, aligned to 16 B
+HASH_SLOT_BYTES = 8 + HASH_KEY_BYTES
+
+
+def serial_overlap(d: dict) -> tuple[float, str] | None:
+    """How many keys' waits a loop of rte_hash lookups one key at a time overlaps: what the
+    stall term gives for the largest table measured (its bucket, then its slot, one after the
+    other) over what it measured, each beyond the smallest table's. None without two sizes."""
+    from nfvperf.eo.memory import Hierarchy, stalls
+
+    rows = sorted((h for h in d["hash"] if h["key_bytes"] == HASH_KEY_BYTES),
+                  key=lambda h: h["entries"])
+    if len(rows) < 2:
+        return None
+    small, big = rows[0], rows[-1]
+    h = Hierarchy([(p["bytes"], p["cycles"]["median"]) for p in d["load_latency"]],
+                  [(p["in_flight"], p["cycles"]["median"]) for p in d["overlap"]["loads"]])
+
+    def waits(entries: int) -> float:   # the table has room for twice its keys
+        v = {"N": 1, "HE": HASH_SLOT_BYTES, "max": 2 * entries, "p": 0, "keys": entries}
+        return stalls([(0, "ht_lookup", v, "serial")], h, 1, 64)[0].cycles
+
+    model = waits(big["entries"]) - waits(small["entries"])
+    measured = big["lookup_hit_cycles"]["median"] - small["lookup_hit_cycles"]["median"]
+    if measured <= 0 or model <= 0:
+        return 1.0, "no wait measured to overlap"
+    return max(1.0, model / measured), (
+        f"rte_hash lookups one key at a time, {big['entries']} vs {small['entries']} entries: "
+        f"{measured:.0f} cycles more, {model:.0f} one wait after another")
+
+
 def _inc_checksum(d: dict) -> dict[str, tuple[float, str]]:
     """RFC 1624 updates: fixed + per word from independent updates of 1..8 words (one per
     packet, as NFs do them)."""
@@ -161,7 +214,7 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
 
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
-                             "lpm", "checksum", "inc_checksum", "dfa", "copy",
+                             "lpm", "checksum", "inc_checksum", "dfa", "copy", "overlap",
                              "core_to_core")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -197,7 +250,7 @@ cache:
 memory:
   kind: unknown (measured latency)
   latency: {v['dram_latency_s'][0] * 1e9:.1f} ns              # {v['dram_latency_s'][1]}
-
+{_curves(d)}
 nic:
   # the data plane's ports here are DPDK vdevs (rings in shared memory): no line rate of their
   # own; 100 Gbps keeps the link bound out of the way. Packets land in the shared cache, as
@@ -232,6 +285,8 @@ conventions:
   # the NF writes back header lines it already holds; their trip back to the vSwitch's core
   # is paid there, when the vSwitch reads the packet again
   mem_io_l3_access: {'false' if c2c_known else 'true'}
+  # a table access beyond the caches waits in the packet's cycles, by the curves of memory:
+  memory_stalls: {'cycles' if 'overlap' in d else 'separate'}
 
 """
     if dataplane is not None:

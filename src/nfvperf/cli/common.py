@@ -85,6 +85,9 @@ PaperUnitsOpt = Annotated[bool, typer.Option(
     "the paper's printed figures do; SI otherwise.")]
 RemoteOpt = Annotated[float, typer.Option(
     "--remote-fraction", help="Share of packets read from the other socket's L3 (Sec. 4.2).")]
+BurstOpt = Annotated[float, typer.Option(
+    "--burst", help="Packets the NF handles together: its bulk table lookups in flight at once "
+    "(read where the profile counts memory stalls in cycles).")]
 PlotOpt = Annotated[Optional[Path], typer.Option(
     "--plot", help="Also draw the result as a PNG file.", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Say nothing but the results.")]

@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from nfvperf.cli.common import (DEFAULT_PLATFORM, Format, FormatOpt, OutOpt, PaperUnitsOpt,
+from nfvperf.limits import NF_MAX_BURST
+
+from nfvperf.cli.common import (DEFAULT_PLATFORM, BurstOpt, Format, FormatOpt, OutOpt, PaperUnitsOpt,
                                 ParamOpt, PlatformOpt, PlotOpt, QuietOpt, RemoteOpt, app, emit,
                                 frame_sizes, model_params, save_plot, set_quiet)
 
@@ -38,6 +40,7 @@ def estimate(
         "--packet-sizes", help="Comma-separated frame sizes, or 'rfc2544'.")] = None,
     cores: Annotated[int, typer.Option("--cores", "-c", help="Cores running the NF.")] = 1,
     remote_fraction: RemoteOpt = 0.0,
+    burst: BurstOpt = NF_MAX_BURST,
     paper_units: PaperUnitsOpt = False,
     param: ParamOpt = None,
     fmt: FormatOpt = Format.table,
@@ -60,7 +63,7 @@ def estimate(
                          field="--plot")
     rows = api.estimate_rows(models, platform=platform, frame_sizes=sizes, cores=cores,
                              remote_fraction=remote_fraction, paper_units=paper_units,
-                             params=model_params(param))
+                             params=model_params(param), burst=burst)
     from nfvperf.eo.views import estimate_table
 
     emit([r.to_dict() for r in rows], fmt, out, estimate_table)
@@ -78,6 +81,7 @@ def explain(
     packet_size: Annotated[int, typer.Option("--packet-size", "-s",
                                              help="Ethernet frame size in bytes.")] = 64,
     remote_fraction: RemoteOpt = 0.0,
+    burst: BurstOpt = NF_MAX_BURST,
     paper_units: PaperUnitsOpt = False,
     param: ParamOpt = None,
     fmt: FormatOpt = Format.table,
@@ -92,7 +96,7 @@ def explain(
 
     rows = api.estimate_rows([model], platform=platform, frame_sizes=[packet_size], cores=1,
                              remote_fraction=remote_fraction, paper_units=paper_units,
-                             params=model_params(param))
+                             params=model_params(param), burst=burst)
     emit(explain_rows(rows), fmt, out, lambda data: explain_tables(rows))
 
 

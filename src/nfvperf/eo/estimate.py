@@ -12,10 +12,11 @@ which is the cost of the mean packet when traffic splits over the paths in those
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from nfvperf import units
+from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
+from nfvperf.eo.memory import Hierarchy, Stall, stalls
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
@@ -32,6 +33,14 @@ class LineCost:
     operation: OperationLine
     values: dict[str, float]
     cost: Cost
+    #: the core's wait for the line's table beyond the caches, where the profile counts it in
+    #: cycles (conventions.memory_stalls: cycles); None elsewhere
+    stall: Stall | None = None
+
+    @property
+    def cycles(self) -> float:
+        """The line's cycles a packet: its EO's formula and its stall."""
+        return self.cost.cycles + (self.stall.cycles if self.stall else 0.0)
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,7 @@ def estimate(
     cores: int = 1,
     remote_fraction: float = 0.0,
     params: dict[str, float] | None = None,
+    burst: float = limits.NF_MAX_BURST,
 ) -> list[Estimate]:
     """Estimate every path of ``nf`` on ``platform`` (and the ``mix`` of a multi-path NF).
 
@@ -137,6 +147,10 @@ def estimate(
         traffic from two NICs on two sockets is spread uniformly over cores of both.
     params
         Values for the model's ``params``, overriding their defaults.
+    burst
+        Packets the NF handles together: how many of its ``bulk`` table accesses are in
+        flight at once, where the profile counts memory stalls in cycles (the data plane's
+        NFs take up to 32; a saturated NF takes that many).
 
     Rates are reported under the prefixes the platform was loaded with (``units.BINARY`` for
     the paper's printed figures).
@@ -147,13 +161,16 @@ def estimate(
                          f"{platform.name})", cores, field="cores")
     if not 0 <= remote_fraction <= 1:
         raise InputError("a fraction in [0, 1]", remote_fraction, field="remote_fraction")
+    if not burst >= 1:
+        raise InputError("a burst of 1 packet or more", burst, field="burst")
     if remote_fraction > 0 and platform.cpu.sockets < 2:
         raise InputError(f"a platform with 2 or more sockets for --remote-fraction "
                          f"({platform.name} has 1)", remote_fraction, field="remote_fraction")
     ctx = MappingContext(platform, remote_fraction)
     prefixes = platform.prefixes
     env = nf.environment(frame_bytes, params)
-    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes) for path in nf.paths]
+    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes, burst)
+            for path in nf.paths]
     if len(rows) > 1:
         rows.append(_mix(nf.weights(env), rows, platform, frame_bytes, cores, remote_fraction,
                          prefixes))
@@ -161,13 +178,19 @@ def estimate(
 
 
 def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
-          frame_bytes: int, cores: int, prefixes: units.Prefixes) -> Estimate:
+          frame_bytes: int, cores: int, prefixes: units.Prefixes, burst: float) -> Estimate:
     lines = []
     for i, op in enumerate(path.operations):
         values = op.evaluate(env, frame_bytes)
         lines.append(LineCost(i, op, values, op.spec.cost(ctx, values)))
+    p = ctx.platform
+    if p.conventions.memory_stalls == "cycles":
+        waits = stalls([(line.index, line.operation.spec.name, line.values,
+                         nf.access_of(line.operation)) for line in lines],
+                       hierarchy(p), burst, int(p.cache.line_bytes))
+        lines = [replace(line, stall=waits.get(line.index)) for line in lines]
     overhead = ctx.platform.conventions.per_packet_overhead_cycles
-    cycles = sum(line.cost.cycles for line in lines) + overhead
+    cycles = sum(line.cycles for line in lines) + overhead
     dram = sum(line.cost.dram_accesses for line in lines)
     return _bounds(nf.name, path.name, ctx.platform, frame_bytes, cores, ctx.remote_fraction,
                    tuple(lines), overhead, cycles, dram, prefixes)
@@ -187,7 +210,23 @@ def _bounds(nf: str, path: str, platform: Platform, frame_bytes: int, cores: int
             remote_fraction: float, lines: tuple[LineCost, ...], overhead: float, cycles: float,
             dram: float, prefixes: units.Prefixes) -> Estimate:
     per_core = platform.cpu.clock_hz / cycles if cycles > 0 else math.inf
-    memory = 1.0 / (dram * platform.memory.access_latency_s) if dram > 0 else math.inf
+    memory = 1.0 / (dram * access_time_s(platform)) if dram > 0 else math.inf
     per_port = units.line_rate_pps(platform.nic.link_bps, frame_bytes)
     return Estimate(nf, path, platform.name, frame_bytes, cores, remote_fraction, lines, overhead,
                     cycles, dram, per_core, memory, per_port, platform.nic.ports, prefixes)
+
+
+def hierarchy(platform: Platform) -> Hierarchy:
+    """The profile's measured memory: load latency by working set, and overlap."""
+    m = platform.memory
+    return Hierarchy([(q.bytes, q.cycles) for q in m.load_latency],
+                     [(q.in_flight, q.cycles) for q in m.overlap], m.serial_overlap)
+
+
+def access_time_s(platform: Platform) -> float:
+    """The time a DRAM access takes in the memory bound: one at a time (Sec. 3.1.1), or, where
+    the waits are in the cycles, at the most loads in flight the core sustained (the bound is
+    then what the memory system can serve, the waits being in the CPU bound)."""
+    if platform.conventions.memory_stalls == "cycles":
+        return min(q.cycles for q in platform.memory.overlap) / platform.cpu.clock_hz
+    return platform.memory.access_latency_s

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
@@ -65,6 +65,10 @@ class NFModelFile(FileModel):
     description: str
     source: str | None = None
     params: dict[str, ParamDecl] = Field(default_factory=dict)
+    access: Literal["bulk", "serial"] = Field(
+        "bulk", description="how the table EOs' accesses of a burst overlap, unless an EO says "
+        "(access=): bulk (in flight together: bulk lookups, or packets that do not depend on "
+        "one another) or serial (each waits for the last)")
     operations: list[Operation] | None = Field(None, min_length=1)
     paths: dict[str, PathDecl] | None = Field(None, min_length=1)
 
@@ -78,11 +82,19 @@ class OperationLine:
     file: str | None = None
     line: int | None = None
     field: str = ""
+    #: how a table EO's accesses overlap (``bulk``/``serial``: nfvperf.eo.memory); None: the
+    #: model's ``access``
+    access: str | None = None
+    #: distinct keys the traffic looks up in a table EO's table (None: every entry)
+    keys: Expr | None = None
 
     @property
     def text(self) -> str:
-        """The EO in the paper's notation: ``ht_lookup(1, 12, 2M, 0)``."""
-        return f"{self.spec.name}({', '.join(self.args[p.name].text for p in self.spec.params)})"
+        """The EO in the paper's notation: ``ht_lookup(1, 12, 2M, 0)``, with its options."""
+        args = [self.args[p.name].text for p in self.spec.params]
+        args += [f"{k}={v}" for k, v in (("access", self.access),
+                                         ("keys", self.keys and self.keys.text)) if v]
+        return f"{self.spec.name}({', '.join(args)})"
 
     def evaluate(self, env: dict[str, float], frame_bytes: int) -> dict[str, float]:
         """The argument values at a frame size; InputError when one is out of its range."""
@@ -99,6 +111,15 @@ class OperationLine:
                     else f"{value:g} ({expr.text} at a {frame_bytes} B frame)"
                 raise self._error(param.name, KIND_EXPECTED[param.kind], shown)
             values[param.name] = value
+        if self.keys is not None:
+            try:
+                keys = self.keys.evaluate(env)
+            except ZeroDivisionError:
+                keys = -1.0
+            if not keys >= 1:
+                raise self._error("keys", "a number of keys ≥ 1",
+                                  f"{keys:g} ({self.keys.text} at a {frame_bytes} B frame)")
+            values["keys"] = keys
         return values
 
     def _error(self, name: str, expected: str, found: object) -> InputError:
@@ -125,6 +146,11 @@ class NFModel:
     params: dict[str, float] = field(default_factory=dict)
     param_docs: dict[str, str] = field(default_factory=dict)
     file: str | None = None
+    access: str = "bulk"
+
+    def access_of(self, op: OperationLine) -> str:
+        """How the accesses of ``op`` overlap: its own ``access=``, else the model's."""
+        return op.access or self.access
 
     def weights(self, env: dict[str, float]) -> list[float]:
         """The paths' weights with the params of ``env``: each ≥ 0, not all 0."""
@@ -207,7 +233,8 @@ def parse_nf(text: str, file: str = "<model>") -> NFModel:
                    p.description)
             for name, p in raw.paths.items()
         )
-    model = NFModel(raw.name, raw.description.strip(), paths, raw.source, params, docs, file)
+    model = NFModel(raw.name, raw.description.strip(), paths, raw.source, params, docs, file,
+                    raw.access)
     env = model.environment(units.MIN_FRAME_BYTES)
     for path in model.paths:
         for op in path.operations:
@@ -258,6 +285,8 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
             raise doc.error(where, "an EO such as \"ht_lookup(1, 12, 2M, 0)\"", item)
         name, args = m.group(1), _split_args(m.group(2))
         spec = _spec(name, where, doc)
+        options = dict(_option(a, spec, where, doc) for a in args if _OPTION.match(a))
+        args = [a for a in args if not _OPTION.match(a)]
         if len(args) != len(spec.params):
             raise doc.error(where, f"{len(spec.params)} argument(s) for {spec.name}"
                             f"({', '.join(p.name for p in spec.params)})", item)
@@ -266,7 +295,9 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
         if "op" not in item:
             raise doc.error(where, "a mapping with 'op' naming the EO", "no 'op'")
         spec = _spec(item["op"], where + ("op",), doc)
-        raw_args = {k: v for k, v in item.items() if k != "op"}
+        raw_args = {k: v for k, v in item.items() if k != "op" and k not in OPTIONS}
+        options = dict(_option(f"{k}={v}", spec, where + (k,), doc)
+                       for k, v in item.items() if k in OPTIONS)
         wanted = [p.name for p in spec.params]
         for key in raw_args:
             if key not in wanted:
@@ -287,7 +318,39 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
         if unknown:
             raise doc.error(at, f"a known variable ({', '.join(sorted(variables))})", unknown[0])
         exprs[param.name] = expr
-    return OperationLine(spec, exprs, doc.file, doc.line(where), format_path(where))
+    keys = options.get("keys")
+    if keys is not None:
+        try:
+            keys = Expr.parse(keys)
+        except ExprError as exc:
+            raise doc.error(where, f"{exc} in {spec.name} option keys", keys) from None
+        unknown = sorted(keys.variables - variables)
+        if unknown:
+            raise doc.error(where, f"a known variable ({', '.join(sorted(variables))})",
+                            unknown[0])
+    return OperationLine(spec, exprs, doc.file, doc.line(where), format_path(where),
+                         options.get("access"), keys)
+
+
+#: options of the EOs on tables, after their arguments: ``ht_lookup(1, 12, 2M, 0, keys=hosts,
+#: access=serial)`` (nfvperf.eo.memory)
+OPTIONS = ("access", "keys")
+_OPTION = re.compile(r"^\s*([A-Za-z_]+)\s*=(?!=)\s*(.*)$", re.S)
+
+
+def _option(text: str, spec: OperationSpec, where: tuple, doc: Document) -> tuple[str, str]:
+    from nfvperf.eo.memory import ACCESS_MODES, TABLE_EOS
+
+    key, value = _OPTION.match(text).groups()
+    if spec.name not in TABLE_EOS:
+        raise doc.error(where, f"no options for {spec.name} (only the table EOs take "
+                        f"{', '.join(OPTIONS)}: {', '.join(TABLE_EOS)})", text)
+    if key not in OPTIONS:
+        raise doc.error(where, f"an option of {spec.name} ({', '.join(OPTIONS)})", key)
+    value = str(value).strip()
+    if key == "access" and value not in ACCESS_MODES:
+        raise doc.error(where, f"access={'|'.join(ACCESS_MODES)}", value)
+    return key, value
 
 
 def _spec(name: object, where: tuple, doc: Document) -> OperationSpec:

@@ -78,6 +78,16 @@ class Cache(FileModel):
     l3_writeback_cycles: Cycles = Field(description="write-back of a cache line to L3")
 
 
+class LatencyPoint(FileModel):
+    bytes: Bytes = Field(description="working set the loads range over")
+    cycles: float = Field(gt=0, description="cycles a load")
+
+
+class OverlapPoint(FileModel):
+    in_flight: int = Field(ge=1, description="loads issued together")
+    cycles: float = Field(gt=0, description="cycles a load")
+
+
 class Memory(FileModel):
     """DRAM: its timings, from which Sec. 3.1.1's formula gives the access latency, or the
     latency itself where it was measured (``nfvperf calibrate``); the measured value wins."""
@@ -92,11 +102,32 @@ class Memory(FileModel):
     latency_extra_transfers: float = Field(0, ge=0)
     latency_s: Seconds | None = Field(None, alias="latency",
                                       description="measured latency of one DRAM access")
+    load_latency: list[LatencyPoint] | None = Field(
+        None, min_length=2, description="cycles of one load by the working set it ranges over "
+        "(a pointer chase: caches and DRAM in their measured proportions); read where "
+        "conventions.memory_stalls is cycles")
+    overlap: list[OverlapPoint] | None = Field(
+        None, min_length=1, description="cycles per load with k loads in flight over DRAM "
+        "(k dependent chases interleaved; k = 1 is the latency)")
+    serial_overlap: float = Field(
+        1.0, ge=1, description="how many keys' waits a loop that looks keys up one at a time "
+        "overlaps (the core running ahead into the next key): 1 is none")
 
     @model_validator(mode="after")
     def _latency_known(self) -> Memory:
         if self.latency_s is None and (self.data_rate_tps is None or self.cas_latency is None):
             raise ValueError("either latency, or data_rate and cas_latency")
+        return self
+
+    @model_validator(mode="after")
+    def _curves(self) -> Memory:
+        if self.overlap is not None and not any(p.in_flight == 1 for p in self.overlap):
+            raise ValueError("overlap with an in_flight: 1 point (the latency)")
+        for name, pts, key in (("load_latency", self.load_latency, "bytes"),
+                               ("overlap", self.overlap, "in_flight")):
+            xs = [getattr(p, key) for p in pts or ()]
+            if len(set(xs)) != len(xs):
+                raise ValueError(f"{name} with one point per {key}")
         return self
 
     @property
@@ -155,6 +186,11 @@ class Conventions(FileModel):
         description="inc_checksum adds the ceil(b/64) accesses of checksum")
     per_packet_overhead_cycles: Cycles = Field(
         description="cycles added once per packet to the sum of the EO costs")
+    memory_stalls: Literal["separate", "cycles"] = Field(
+        "separate", description="where a table access beyond the caches is counted: "
+        "separate (the paper: DRAM accesses one at a time, a memory bound of their own) or "
+        "cycles (the core's wait in the packet's cycles, from memory.load_latency and "
+        "memory.overlap: nfvperf.eo.memory)")
     mem_io_l3_access: bool = Field(
         True, description="mem_I/O pays an L3 access besides its write-backs (the paper); "
         "false where the NF writes lines it already holds and the trip back is another "
@@ -187,6 +223,14 @@ class Platform(FileModel):
     def prefixes(self) -> units.Prefixes:
         """How k/M/G were read from the file: SI, or binary for the paper's printed figures."""
         return self._prefixes
+
+    @model_validator(mode="after")
+    def _stall_curves(self) -> Platform:
+        if self.conventions.memory_stalls == "cycles" and (
+                self.memory.load_latency is None or self.memory.overlap is None):
+            raise ValueError("memory.load_latency and memory.overlap (nfvperf calibrate "
+                             "measures them) for conventions.memory_stalls: cycles")
+        return self
 
     @property
     def cores(self) -> int:

@@ -43,13 +43,16 @@ def explain_rows(estimates) -> list[dict[str, Any]]:
             rows.append({"nf": est.nf, "path": est.path, "packet_size": est.frame_bytes,
                          "line": op.line, "operation": op.text,
                          "arguments": {k: v for k, v in line.values.items()},
-                         "cycles": line.cost.cycles, "dram_accesses": line.cost.dram_accesses,
-                         "share": line.cost.cycles / est.cycles_per_packet,
-                         "formula": line.cost.formula})
+                         "cycles": line.cycles, "dram_accesses": line.cost.dram_accesses,
+                         "stall_cycles": line.stall.cycles if line.stall else 0.0,
+                         "share": line.cycles / est.cycles_per_packet,
+                         "formula": line.cost.formula
+                         + (f"; {line.stall.formula}" if line.stall else "")})
         if est.lines:
             rows.append({"nf": est.nf, "path": est.path, "packet_size": est.frame_bytes,
                          "line": None, "operation": "per-packet overhead (profile)",
                          "arguments": {}, "cycles": est.overhead_cycles, "dram_accesses": 0.0,
+                         "stall_cycles": 0.0,
                          "share": est.overhead_cycles / est.cycles_per_packet,
                          "formula": "conventions.per_packet_overhead_cycles"})
     return rows
@@ -61,6 +64,8 @@ def explain_tables(estimates) -> list[Any]:
         Column("operation", "EO", justify="left"),
         Column("cycles", "cycles", compact),
         Column("dram_accesses", "DRAM", compact),
+        *([Column("stall_cycles", "stall", compact)]
+          if any(line.stall for est in estimates for line in est.lines) else []),
         Column("share", "share", lambda v: f"{100 * v:.1f} %"),
         Column("formula", "formula (Sec. 2.2, with this profile's constants)", justify="left"),
     ]

@@ -61,33 +61,40 @@ def cases(quick: bool) -> dict[str, list[Workload]]:
     conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
     return {
         "l2fwd": [
-            Workload("1 destination", nf_args=table, params={"entries": entries}),
+            Workload("1 destination", nf_args=table,
+                     params={"entries": entries, "destinations": 1}),
             Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
-                    nf_args=table, params={"entries": entries}),
+                     nf_args=table, params={"entries": entries, "destinations": entries}),
             Workload(f"{2 * entries} destinations, half unknown (dropped)",
-                    gen=("--dst-mac-count", str(2 * entries)), nf_args=table,
-                    params={"entries": entries}),
+                     gen=("--dst-mac-count", str(2 * entries)), nf_args=table,
+                     params={"entries": entries, "destinations": 2 * entries}),
         ],
         "learnsw": [
-            Workload("1 destination", nf_args=table, params={"entries": entries}),
+            Workload("1 destination", nf_args=table,
+                     params={"entries": entries, "destinations": 1, "sources": 1}),
             Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
-                    nf_args=table, params={"entries": entries}),
+                     nf_args=table,
+                     params={"entries": entries, "destinations": entries, "sources": 1}),
             Workload(f"{entries} sources", gen=("--src-mac-count", str(entries)),
-                    nf_args=table, params={"entries": entries}),
+                     nf_args=table,
+                     params={"entries": entries, "destinations": 1, "sources": entries}),
         ],
         "router": [
             Workload("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
                                        "--dst-ip-count", "65536"),
-                    nf_args=("--port-base", "1"), params={"prefix_bytes": 3}),
+                     nf_args=("--port-base", "1"),
+                     params={"prefix_bytes": 3, "destinations": 65536}),
             Workload("/28 routes", gen=("--dst-ip-base", "11.0.0.1", "--dst-ip-step", "16",
                                        "--dst-ip-count", "4096"),
-                    nf_args=("--port-base", "1"), params={"prefix_bytes": 4}),
+                     nf_args=("--port-base", "1"),
+                     params={"prefix_bytes": 4, "destinations": 4096}),
         ],
         "mpls": [Workload("one label", mpls=True)],
         "nat": [
-            Workload("1 flow", nf_args=("--entries", str(conns)), params={"entries": conns}),
+            Workload("1 flow", nf_args=("--entries", str(conns)),
+                     params={"entries": conns, "flows": 1}),
             Workload(f"{conns} flows", gen=("--flows", str(conns)),
-                    nf_args=("--entries", str(conns)), params={"entries": conns}),
+                     nf_args=("--entries", str(conns)), params={"entries": conns, "flows": conns}),
         ],
         "ids": [Workload("100 random signatures, payload without matches")],
         # 64K subscribers: tables in L3; 1M: in DRAM (the paper's 16M does not fit 1 GB of
@@ -167,7 +174,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         for _ in range(repeats):
             placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
             m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
-            rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params)
+            # priced at the bursts the NF took (how many of its lookups were in flight)
+            rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params,
+                                burst=max(1.0, m["batch_mean"]))
             m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \
                 if traffic.path else rows_est[-1]
             m["ratio"] = ratio

@@ -1,0 +1,196 @@
+"""The time a core waits for its tables: a stall term in cycles for each EO on a table beyond
+the caches (an extension of Baldi & Sapio, who count such accesses in a separate memory bound).
+
+Three things decide it, each from the NF model or a measurement of the host:
+
+- **Where the table's lines are.** A line's chance to be in a cache grows with how often it is
+  used against how much else is used in between (its reuse distance). Between two uses of a
+  line of structure *i* (read ``a_i`` times a packet over ``L_i`` lines) the NF reads
+  ``L_j · min(1, ρ_j / ρ_i)`` distinct lines of each structure *j* (``ρ = a / L``, uses of a
+  line a packet): a hot small table stays cached beside a cold large one. The latency of a read
+  over that reuse distance is the host's measured load latency by working set (a pointer chase
+  over that many bytes: L1, L2, the shared cache and DRAM in their measured proportions,
+  partial hits included), ``memory.load_latency`` of the profile.
+- **What the core can overlap.** The lookups of a burst that are issued together (``bulk``: a
+  bulk call that prefetches, or a loop whose packets do not depend on one another) are in
+  flight together, up to the burst and to what the core sustains: the profile's
+  ``memory.overlap``, cycles per load with k dependent chases interleaved (k = 1 is the
+  latency). ``serial`` accesses (one key at a time, each waiting for the last: a learning
+  insert per packet) wait for each step (lines fetched together, such as a key's two buckets,
+  are one step); the core still runs ahead into the next key while one waits, as far as its
+  instruction window allows: ``memory.serial_overlap``, measured by calibration on rte_hash
+  lookups one key at a time over a table in DRAM.
+- **How many lines an operation reads**, by the data structure behind it (DPDK's, which the
+  data plane's NFs use):
+
+  ========================  ==========================================================
+  ``ht_lookup``             rte_hash: a bucket line of signatures, then the key's slot
+                            (key and data: ⌈HE/64⌉ lines); a bulk lookup prefetches both
+                            of the key's buckets (primary and secondary), one at a time
+                            reads the primary
+  ``ct_insertion``          rte_hash add: both buckets fetched together and searched,
+                            then the key's slot compared and written
+  ``array_access``          ⌈es/64⌉ lines of the array
+  ``lpm_lookup``            DIR-24-8 (rte_lpm): a tbl24 line, and a tbl8 line for a
+                            prefix longer than 3 bytes
+  ========================  ==========================================================
+
+A structure's lines are those the traffic touches: the EO's ``keys=`` option (distinct keys; for
+``lpm_lookup``, distinct tbl24 lines) or else every entry. Buckets hold 8 keys in a 64 B line
+(rte_hash: the entries rounded up to a power of two). The EO formula already counts a load from
+L1; the stall is the latency beyond it.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nfvperf.eo.costs import DIR24_FIRST_BYTES, DIR24_FIRST_ENTRIES, DIR24_SECOND_ENTRIES
+
+#: rte_hash: 8 signatures and key indexes a 64 B bucket; the buckets are the entries rounded up
+#: to a power of two, over 8
+HASH_BUCKET_ENTRIES = 8
+#: rte_lpm entries are 4 B
+LPM_ENTRY_BYTES = 4
+#: the EOs that read tables, whose lines may be beyond the caches
+TABLE_EOS = ("ht_lookup", "ct_insertion", "array_access", "lpm_lookup")
+ACCESS_MODES = ("bulk", "serial")
+
+
+@dataclass(frozen=True)
+class Structure:
+    """One data structure an EO line reads: the lines the traffic touches and how many of them
+    a packet reads."""
+
+    line: int
+    name: str
+    lines: float
+    reads: float
+    #: the reads a serial access waits for one after another (lines read together, such as
+    #: both buckets of a key or the lines of one entry, are one wait)
+    waits: float = 1.0
+
+    @property
+    def reuse(self) -> float:
+        """Uses of one of its lines a packet."""
+        return self.reads / self.lines
+
+
+@dataclass(frozen=True)
+class Stall:
+    """The cycles an EO line waits for its structures a packet, and how they came about."""
+
+    cycles: float
+    formula: str
+
+
+def structures(index: int, name: str, v: dict[str, float], line_bytes: int) -> list[Structure]:
+    """The structures EO ``name`` (with evaluated arguments ``v``) reads; none for other EOs.
+    ``v["keys"]`` is the distinct keys the traffic looks up, where the model says."""
+    def lines_of(nbytes: float) -> int:
+        return math.ceil(nbytes / line_bytes)
+
+    if name in ("ht_lookup", "ct_insertion"):
+        size, keys = v["max"], min(v.get("keys", v["max"]), v["max"])
+        buckets = 2 ** math.ceil(math.log2(max(size, HASH_BUCKET_ENTRIES))) / HASH_BUCKET_ENTRIES
+        slot = lines_of(v["HE"])
+        both = name == "ct_insertion" or v.get("bulk", 0) > 0
+        p = 1 + v["p"]
+        return [Structure(index, "buckets", min(2 * keys, buckets), (2 if both else 1) * p, p),
+                Structure(index, "slots", min(keys * slot, lines_of(size * v["HE"])),
+                          slot * p, p)]
+    if name == "array_access":
+        size, keys = v["max"], min(v.get("keys", v["max"]), v["max"])
+        per = lines_of(v["es"])
+        return [Structure(index, "array", min(keys * per, lines_of(size * v["es"])), per)]
+    if name == "lpm_lookup":
+        tbl24 = lines_of(DIR24_FIRST_ENTRIES * LPM_ENTRY_BYTES)
+        keys = v.get("keys", tbl24)
+        out = [Structure(index, "tbl24", min(keys, tbl24), 1.0)]
+        if v["b"] > DIR24_FIRST_BYTES:
+            out.append(Structure(index, "tbl8", min(keys * lines_of(
+                DIR24_SECOND_ENTRIES * LPM_ENTRY_BYTES), tbl24), 1.0))
+        return out
+    return []
+
+
+def reuse_distance_bytes(mine: Structure, every: Sequence[Structure], line_bytes: int) -> float:
+    """The bytes the NF reads between two uses of one of ``mine``'s lines (see the module)."""
+    return line_bytes * sum(s.lines * min(1.0, s.reuse / mine.reuse) for s in every)
+
+
+class Hierarchy:
+    """The host's memory as calibration measured it: the latency of a load by the working set
+    it ranges over, and the cycles per load with k loads in flight."""
+
+    def __init__(self, latency: Sequence[tuple[float, float]],
+                 overlap: Sequence[tuple[float, float]], serial_overlap: float = 1.0):
+        self.serial_overlap = serial_overlap
+        pts = sorted(latency)
+        self._log_bytes = [math.log2(b) for b, _ in pts]
+        self._cycles = [c for _, c in pts]
+        ov = sorted(overlap)
+        self._k = [float(k) for k, _ in ov]
+        self._per_load = [c for _, c in ov]
+
+    def latency(self, nbytes: float) -> float:
+        """Cycles of one load over ``nbytes`` (log-linear between the measured sizes)."""
+        return _interp(math.log2(max(nbytes, 1.0)), self._log_bytes, self._cycles)
+
+    @property
+    def nearest(self) -> float:
+        """The latency of a load that hits L1 (the smallest working set measured)."""
+        return min(self._cycles)
+
+    def overlap(self, in_flight: float) -> float:
+        """How many loads' latency one load's time covers with ``in_flight`` independent loads
+        issued together: 1 for one, at most what the core sustained."""
+        return self._per_load[0] / _interp(max(1.0, in_flight), self._k, self._per_load)
+
+
+def _interp(x: float, xs: list[float], ys: list[float]) -> float:
+    """Linear between the points (xs ascending), the end values beyond them. Plain Python:
+    the estimator's commands do not load NumPy."""
+    if x <= xs[0]:
+        return ys[0]
+    if x >= xs[-1]:
+        return ys[-1]
+    i = bisect_right(xs, x)
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: Hierarchy,
+           burst: float, line_bytes: int) -> dict[int, Stall]:
+    """The stall of each EO line of a path: ``items`` are (line index, EO name, evaluated
+    arguments, access mode)."""
+    mode = {i: access for i, _, _, access in items}
+    every = [s for i, name, v, access in items
+             for s in structures(i, name, {**v, "bulk": float(access == "bulk")}, line_bytes)]
+    out: dict[int, list[tuple[Structure, float, float]]] = {}
+    for s in every:
+        distance = reuse_distance_bytes(s, every, line_bytes)
+        beyond = max(0.0, hierarchy.latency(distance) - hierarchy.nearest)
+        out.setdefault(s.line, []).append((s, distance, beyond))
+    result = {}
+    for i, parts in out.items():
+        k = burst if mode[i] == "bulk" else 1.0
+        ov = hierarchy.overlap(k) if mode[i] == "bulk" else hierarchy.serial_overlap
+        n = {id(s): s.reads if mode[i] == "bulk" else s.waits for s, _, _ in parts}
+        cycles = sum(n[id(s)] * beyond for s, _, beyond in parts) / ov
+        terms = " + ".join(f"{n[id(s)]:g}·{beyond:.0f} ({s.name}, {_size(d)})"
+                           for s, d, beyond in parts)
+        how = f"{mode[i]} ×{k:g}: ÷{ov:.1f}" if mode[i] == "bulk" else "serial"
+        result[i] = Stall(cycles, f"stall ({terms})/{ov:.1f} [{how}]" if ov != 1
+                          else f"stall {terms} [{how}]")
+    return result
+
+
+def _size(nbytes: float) -> str:
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
