@@ -15,7 +15,7 @@
 #include "calibrate.h"
 
 /* Keys of the options: past every character, so a short option is never one of them. */
-enum { OPT_QUICK = 256, OPT_L1, OPT_L2, OPT_MAX_WS, OPT_REFERENCE };
+enum { OPT_QUICK = 256, OPT_L1, OPT_L2, OPT_MAX_WS, OPT_REFERENCE, OPT_HOG, OPT_HOG_SECONDS };
 
 static const struct option options[] = {
 	{ "quick", no_argument, NULL, OPT_QUICK },
@@ -23,6 +23,8 @@ static const struct option options[] = {
 	{ "l2", required_argument, NULL, OPT_L2 },
 	{ "max-ws", required_argument, NULL, OPT_MAX_WS },
 	{ "reference", no_argument, NULL, OPT_REFERENCE },
+	{ "hog", required_argument, NULL, OPT_HOG },
+	{ "hog-seconds", required_argument, NULL, OPT_HOG_SECONDS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -32,7 +34,8 @@ static int
 usage(void)
 {
 	fprintf(stderr, CAL_NAME ": usage: " CAL_NAME " EAL-ARGS -- [--quick] [--l1 SIZE] "
-		"[--l2 SIZE] [--max-ws SIZE] | --reference [--l2 SIZE]\n");
+		"[--l2 SIZE] [--max-ws SIZE] | --reference [--l2 SIZE] | --hog SIZE "
+		"[--hog-seconds S]\n");
 	return -EINVAL;
 }
 
@@ -102,7 +105,7 @@ parse_args(int argc, char **argv, struct nfvp_cal_opts *o)
 	char expected[64];
 	int key;
 
-	*o = (struct nfvp_cal_opts){ .l1 = 32768, .l2 = 1 << 20, .reps = 7 };
+	*o = (struct nfvp_cal_opts){ .l1 = 32768, .l2 = 1 << 20, .reps = 7, .hog_seconds = 1 };
 	optind = 1;
 	opterr = 0; /* the errors below name the option */
 	while ((key = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -124,6 +127,16 @@ parse_args(int argc, char **argv, struct nfvp_cal_opts *o)
 			if (parse_size(optarg, 4 << 10, 1 << 30, &o->l2) != 0)
 				return nfvp_bad_value(CAL_NAME, "--l2", "bytes in 4K..1024M "
 						      SIZE_SYNTAX, optarg);
+			break;
+		case OPT_HOG:
+			if (parse_size(optarg, 4 << 10, UINT64_C(1) << 40, &o->hog) != 0)
+				return nfvp_bad_value(CAL_NAME, "--hog", "bytes in 4K..1048576M "
+						      SIZE_SYNTAX, optarg);
+			break;
+		case OPT_HOG_SECONDS:
+			if (nfvp_parse_double(optarg, 0.001, 3600, &o->hog_seconds) != 0)
+				return nfvp_bad_value(CAL_NAME, "--hog-seconds", "seconds in "
+						      "0.001..3600", optarg);
 			break;
 		case OPT_MAX_WS:
 			if (parse_size(optarg, 0, 0, &o->max_ws) != 0 &&
@@ -196,7 +209,8 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
-	rc = o.reference ? nfvp_cal_reference(stdout, &o) : calibrate(&o);
+	rc = o.hog ? nfvp_cal_hog(stdout, o.hog, o.hog_seconds) :
+	     o.reference ? nfvp_cal_reference(stdout, &o) : calibrate(&o);
 	rte_eal_cleanup();
 	return rc < 0 ? 1 : 0;
 }

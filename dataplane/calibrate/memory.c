@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +15,17 @@
 
 #include "calibrate.h"
 
-/* Cycles per dependent load, chasing a random cycle through ws bytes (one pointer per line).
- * Neither inlined nor cloned: one copy of the loop for every caller, as when one file held every
- * benchmark, so that --reference times the code the sweep timed. */
-static __attribute__((noinline, noclone)) double
-chase(uint8_t *buf, size_t ws, uint64_t loads)
+/* One random cycle through the n lines of buf, a pointer at the start of each line to the next
+ * (Sattolo's shuffle). */
+static void
+link_cycle(uint8_t *buf, size_t n)
 {
-	size_t n = ws / CAL_LINE, i;
-	uint64_t *perm, t0, k;
-	void **p;
+	uint64_t *perm = malloc(n * sizeof(*perm));
+	size_t i;
 
-	perm = malloc(n * sizeof(*perm));
 	for (i = 0; i < n; i++)
 		perm[i] = i;
-	for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle through every line */
+	for (i = n - 1; i > 0; i--) {
 		size_t j = rte_rand_max(i);
 		uint64_t t = perm[i];
 
@@ -37,6 +35,19 @@ chase(uint8_t *buf, size_t ws, uint64_t loads)
 	for (i = 0; i < n; i++)
 		*(void **)(buf + perm[i] * CAL_LINE) = buf + perm[(i + 1) % n] * CAL_LINE;
 	free(perm);
+}
+
+/* Cycles per dependent load, chasing a random cycle through ws bytes (one pointer per line).
+ * Neither inlined nor cloned: one copy of the loop for every caller, as when one file held every
+ * benchmark, so that --reference times the code the sweep timed. */
+static __attribute__((noinline, noclone)) double
+chase(uint8_t *buf, size_t ws, uint64_t loads)
+{
+	size_t n = ws / CAL_LINE;
+	uint64_t t0, k;
+	void **p;
+
+	link_cycle(buf, n);
 	p = (void **)buf;
 	for (k = 0; k < n; k++) /* warm up: one lap */
 		p = *p;
@@ -260,4 +271,54 @@ nfvp_cal_reference(FILE *f, const struct nfvp_cal_opts *o)
 fail:
 	free(buf);
 	return rc;
+}
+
+/* A neighbour of known memory intensity (--hog): HOG_CHASES chases through a random cycle of
+ * `bytes` for `seconds` or until SIGTERM/SIGINT, as many loads in flight as a busy table NF
+ * keeps; one JSON object: the loads it made a second. */
+#define HOG_CHASES 8
+
+static volatile sig_atomic_t hog_stop;
+
+static void
+hog_signal(int sig)
+{
+	(void)sig;
+	hog_stop = 1;
+}
+
+int
+nfvp_cal_hog(FILE *f, size_t bytes, double seconds)
+{
+	size_t n = bytes / CAL_LINE;
+	uint8_t *buf = malloc(n * CAL_LINE);
+	uint64_t hz = rte_get_tsc_hz(), t0, end, loads = 0;
+	void **p[HOG_CHASES];
+	unsigned int j, k;
+
+	if (buf == NULL || n < 2) {
+		fprintf(stderr, CAL_NAME ": --hog: %zu bytes: %s\n", bytes,
+			buf == NULL ? "no memory" : "two lines or more");
+		free(buf);
+		return -ENOMEM;
+	}
+	link_cycle(buf, n);
+	for (j = 0; j < HOG_CHASES; j++)
+		p[j] = (void **)(buf + (size_t)rte_rand_max(n) * CAL_LINE);
+	signal(SIGTERM, hog_signal);
+	signal(SIGINT, hog_signal);
+	t0 = rte_rdtsc();
+	end = t0 + (uint64_t)(seconds * (double)hz);
+	do {
+		for (k = 0; k < 1024; k++)
+			for (j = 0; j < HOG_CHASES; j++)
+				p[j] = *p[j];
+		loads += 1024 * HOG_CHASES;
+	} while (rte_rdtsc() < end && !hog_stop);
+	for (j = 0; j < HOG_CHASES; j++)
+		nfvp_cal_sink += (uintptr_t)p[j];
+	fprintf(f, "{\"bytes\": %zu, \"in_flight\": %u, \"loads_per_s\": %.0f}\n", n * CAL_LINE,
+		HOG_CHASES, (double)loads * (double)hz / (double)(rte_rdtsc() - t0));
+	free(buf);
+	return 0;
 }

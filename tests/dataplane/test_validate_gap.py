@@ -3,7 +3,8 @@ report), as cause codes. Pure functions: no data plane needed."""
 
 from __future__ import annotations
 
-from nfvperf.validation.dataplane import GAP_CAUSES, gap, gap_text, html_report
+from nfvperf.validation.dataplane import (GAP_CAUSES, gap, gap_text, html_report, placements,
+                                          summary)
 
 
 def row(err: float, dram: float = 0, measured: float = 200) -> dict:
@@ -22,6 +23,8 @@ def test_each_cause_is_named_where_the_row_shows_it():
     assert gap(row(+30, measured=40), 1.0) == ("small_nf",)
     assert gap(row(-40, dram=2, measured=40), 0.1) == ("memory_stalls", "placed_nearer")
     assert gap(row(-30), 1.0) == ("unexplained",)
+    # a profile that counts the waits in the cycles cannot be missing them that way
+    assert gap({**row(-40, dram=4), "memory_stalls": "cycles"}, 1.0) == ("unexplained",)
 
 
 def test_every_cause_has_words_and_the_trip_ratio_is_shown_with_placement():
@@ -34,6 +37,23 @@ def test_the_report_shows_the_gap_column():
     r = {"nf": "x", "traffic": "t", "packet_size": 64, "estimated_cycles": 10.0,
          "measured_cycles": 20.0, "measured_handler_cycles": 15.0, "error_pct": -50.0,
          "estimated_mpps": 1.0, "measured_mpps": 0.5, "bottleneck": "cpu",
-         "top_eos": [{"eo": "parse(2)", "cycles": 1.0}], "gap": "because", "platform": "p"}
+         "top_eos": [{"eo": "parse(2)", "cycles": 1.0}], "gap": "because", "platform": "p",
+         "trip_cycles": 80.0}
     html = html_report([r], {})
     assert "<th>gap</th>" in html and "<td>because</td>" in html and 'class="far"' in html
+    assert "<td>trip 80-80 cycles</td><td>0 / 1</td>" in html
+
+
+def test_runs_are_placed_apart_where_their_trips_jump():
+    assert placements([36, 85, 383, 40, 90, 400]) == [0, 1, 2, 0, 1, 2]
+    assert placements([80, 85, 150]) == [0, 0, 0]           # within 2x of the one below
+
+
+def test_the_summary_gives_each_pattern_overall_and_per_placement():
+    rows = [{"nf": "a", "traffic": "t", "error_pct": e, "trip_cycles": t}
+            for e, t in ((5, 80), (-30, 85), (10, 400), (40, None))]
+    s = {g["placement"]: g for g in summary(rows)}
+    assert s["all"]["rows"] == 4 and s["all"]["within"] == 2
+    assert s["all"]["median_abs_error_pct"] == 20
+    assert (s["trip 80-85 cycles"]["rows"], s["trip 80-85 cycles"]["within"]) == (2, 1)
+    assert s["trip 400-400 cycles"]["median_abs_error_pct"] == 10

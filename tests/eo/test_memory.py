@@ -179,3 +179,28 @@ def test_a_serial_loop_overlaps_what_calibration_saw_the_core_overlap(stall_prof
     one = estimate(parse_nf(one_lookup("serial")), load_platform(stall_profile))[0]
     two = estimate(parse_nf(one_lookup("serial")), load_platform(path))[0]
     assert two.lines[0].stall.cycles == pytest.approx(one.lines[0].stall.cycles / 2)
+
+
+def test_neighbours_lengthen_only_what_is_beyond_the_private_caches(stall_profile):
+    from nfvperf.eo.memory import Neighbour, Sharing
+
+    p = load_platform(stall_profile)
+    hog = Neighbour(64 * MB, 1e9)
+    # 8K keys: 16 K bucket lines (1 MB: two a key) and 8 K slot lines (512 KB); between two
+    # uses of a bucket line the NF reads 1.5 MB, of a slot line 1 MB: beyond L1 + L2 (288 KB)
+    nf = parse_nf(one_lookup("serial", keys="8K"))
+    alone = estimate(nf, p, sharing=Sharing((), 1e6, p.cache_l1_l2_bytes))[0]
+    beside = estimate(nf, p, sharing=Sharing((hog,), 1e6, p.cache_l1_l2_bytes))[0]
+    assert alone.lines[0].stall.cycles == pytest.approx(lat(1.5 * MB) - 4 + lat(1 * MB) - 4)
+    # a bucket line waits 16 ms between uses at 1 Mpps, a slot line 8 ms: the neighbour reads
+    # all of its 64 MB in either
+    assert beside.lines[0].stall.cycles == pytest.approx(
+        lat(65.5 * MB) - 4 + lat(65 * MB) - 4, rel=1e-6)
+    # a table that stays in this core's L2 is not theirs to evict
+    small = parse_nf(one_lookup("serial", keys="256"))
+    assert estimate(small, p, sharing=Sharing((hog,), 1e6, p.cache_l1_l2_bytes))[0] \
+        .cycles_per_packet == estimate(small, p)[0].cycles_per_packet
+    # a slow neighbour reads fewer lines between two uses than one that is fast
+    slow = estimate(nf, p, sharing=Sharing((Neighbour(64 * MB, 1e6),), 1e6,
+                                           p.cache_l1_l2_bytes))[0]
+    assert alone.cycles_per_packet < slow.cycles_per_packet < beside.cycles_per_packet

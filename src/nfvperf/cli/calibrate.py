@@ -133,7 +133,41 @@ def validate_dataplane(
             from nfvperf.io import write_atomic
 
             write_file(report, "--report", lambda p: write_atomic(p, html_report(rows, pngs)))
-    from nfvperf.validation.views import dataplane_table
+    from nfvperf.validation.dataplane import summary
+    from nfvperf.validation.views import dataplane_table, summary_table
 
     csv_rows = [{k: v for k, v in r.items() if k not in ("top_eos", "gap_causes")} for r in rows]
-    emit(rows, fmt, out, lambda d: [dataplane_table(d)], csv_rows=csv_rows)
+    emit(rows, fmt, out, lambda d: [dataplane_table(d), summary_table(summary(d))],
+         csv_rows=csv_rows)
+
+
+@validate_app.command("colocation")
+def validate_colocation(
+    platform: Annotated[str, typer.Option(
+        "--platform", "-p", help="Profile of this host from `nfvperf calibrate`.")],
+    nf: Annotated[Optional[list[str]], typer.Option(
+        "--nf", help="NFs to run beside neighbours (repeatable; default: l2fwd, nat, bng).")
+    ] = None,
+    neighbours: Annotated[str, typer.Option(
+        "--neighbours", help="Counts of neighbours, comma-separated (0 among them).")] = "0,1,2",
+    neighbour_bytes: Annotated[str, typer.Option(
+        "--neighbour-bytes", help="Bytes each neighbour ranges over.")] = "64 MiB",
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per point (the median).")] = 3,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The slowdown neighbours on the other core (sharing its last-level cache and DRAM) cause
+    an NF, predicted by the memory-stall term beside measured on the data plane."""
+    from nfvperf.dataplane.sweep import parse_list
+    from nfvperf.units import parse_bytes
+    from nfvperf.validation.colocation import validate
+    from nfvperf.validation.views import colocation_table
+
+    set_quiet(quiet)
+    counts = parse_list(neighbours, "--neighbours", int)
+    size = int(parse_bytes(neighbour_bytes, field="--neighbour-bytes"))
+    with stages() as say:
+        rows = validate(platform, nf or ["l2fwd", "nat", "bng"], neighbours=counts,
+                        neighbour_bytes=size, repeats=runs, progress=say)
+    emit(rows, fmt, out, lambda d: [colocation_table(d)])

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
-from nfvperf.eo.memory import Hierarchy, Stall, stalls
+from nfvperf.eo.memory import Hierarchy, Sharing, Stall, stalls
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
@@ -133,6 +133,7 @@ def estimate(
     remote_fraction: float = 0.0,
     params: dict[str, float] | None = None,
     burst: float = limits.NF_MAX_BURST,
+    sharing: Sharing | None = None,
 ) -> list[Estimate]:
     """Estimate every path of ``nf`` on ``platform`` (and the ``mix`` of a multi-path NF).
 
@@ -151,6 +152,10 @@ def estimate(
         Packets the NF handles together: how many of its ``bulk`` table accesses are in
         flight at once, where the profile counts memory stalls in cycles (the data plane's
         NFs take up to 32; a saturated NF takes that many).
+    sharing
+        Neighbours on cores that share this one's last-level cache, and the NF's packet rate:
+        their lines lengthen the reuse distances of the NF's tables (memory stalls in cycles
+        only; :class:`nfvperf.eo.memory.Sharing`).
 
     Rates are reported under the prefixes the platform was loaded with (``units.BINARY`` for
     the paper's printed figures).
@@ -169,7 +174,7 @@ def estimate(
     ctx = MappingContext(platform, remote_fraction)
     prefixes = platform.prefixes
     env = nf.environment(frame_bytes, params)
-    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes, burst)
+    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes, burst, sharing)
             for path in nf.paths]
     if len(rows) > 1:
         rows.append(_mix(nf.weights(env), rows, platform, frame_bytes, cores, remote_fraction,
@@ -178,7 +183,8 @@ def estimate(
 
 
 def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
-          frame_bytes: int, cores: int, prefixes: units.Prefixes, burst: float) -> Estimate:
+          frame_bytes: int, cores: int, prefixes: units.Prefixes, burst: float,
+          sharing: Sharing | None = None) -> Estimate:
     lines = []
     for i, op in enumerate(path.operations):
         values = op.evaluate(env, frame_bytes)
@@ -187,7 +193,7 @@ def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
     if p.conventions.memory_stalls == "cycles":
         waits = stalls([(line.index, line.operation.spec.name, line.values,
                          nf.access_of(line.operation)) for line in lines],
-                       hierarchy(p), burst, int(p.cache.line_bytes))
+                       hierarchy(p), burst, int(p.cache.line_bytes), sharing)
         lines = [replace(line, stall=waits.get(line.index)) for line in lines]
     overhead = ctx.platform.conventions.per_packet_overhead_cycles
     cycles = sum(line.cycles for line in lines) + overhead

@@ -163,10 +163,38 @@ def _interp(x: float, xs: list[float], ys: list[float]) -> float:
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """A process on another core that shares this one's last-level cache (and DRAM): the bytes
+    it ranges over and the lines it loads a second."""
+
+    bytes: float
+    loads_per_s: float
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """What the NF shares its last-level cache with: its neighbours, the NF's packet rate (how
+    long a line of its waits between uses) and the bytes of its own core's private caches."""
+
+    neighbours: tuple[Neighbour, ...]
+    rate_pps: float
+    private_bytes: float
+
+
+def neighbours_bytes(mine: Structure, sharing: Sharing, line_bytes: int) -> float:
+    """The bytes the neighbours read between two uses of one of ``mine``'s lines: each its
+    loads over that time, at most all it ranges over."""
+    gap_s = 1.0 / (mine.reuse * sharing.rate_pps)
+    return sum(min(n.bytes, n.loads_per_s * gap_s * line_bytes) for n in sharing.neighbours)
+
+
 def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: Hierarchy,
-           burst: float, line_bytes: int) -> dict[int, Stall]:
+           burst: float, line_bytes: int, sharing: Sharing | None = None) -> dict[int, Stall]:
     """The stall of each EO line of a path: ``items`` are (line index, EO name, evaluated
-    arguments, access mode)."""
+    arguments, access mode). With ``sharing``, the neighbours' lines lengthen the reuse
+    distance of a structure that is beyond the private caches already (a line that stays in
+    this core's L2 is not theirs to evict)."""
     mode = {i: access for i, _, _, access in items}
     every = [s for i, name, v, access in items
              for s in structures(i, name, {**v, "bulk": float(access == "bulk")}, line_bytes)]
@@ -174,6 +202,10 @@ def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: H
     for s in every:
         distance = reuse_distance_bytes(s, every, line_bytes)
         beyond = max(0.0, hierarchy.latency(distance) - hierarchy.nearest)
+        if sharing is not None and sharing.neighbours and distance > sharing.private_bytes:
+            shared = distance + neighbours_bytes(s, sharing, line_bytes)
+            beyond += hierarchy.latency(shared) - hierarchy.latency(distance)
+            distance = shared
         out.setdefault(s.line, []).append((s, distance, beyond))
     result = {}
     for i, parts in out.items():

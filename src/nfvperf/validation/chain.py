@@ -170,7 +170,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     for r in range(runs):
         if progress:
             progress(f"run {r + 1} of {runs}")
-        placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
+        placed, ratio, _ = as_placed_now(platform, int(platform.cache.l2_bytes))
         ratios.append(None if ratio is None else round(ratio, 2))
         meas.append(run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
         preds.append(predict_chain(spec, placed, options.model_copy(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 
 from nfvperf.dataplane.session import Session, chain_mac
@@ -127,24 +128,78 @@ def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
-def as_placed_now(platform, l2_bytes: int):
-    """The profile as the machine is placed now, and the ratio of the core-to-core trip now to
-    at calibration (None where unknown). A virtual machine's CPUs move between near and far
-    placements (the trip changes by 8x, every NF's cycles with it): the I/O EOs, priced by that
-    trip (l3_access_cycles, see nfvperf calibrate), are re-priced with the trip measured just
-    before the run, so that estimate and measurement see the same machine."""
+class Placement(NamedTuple):
+    """The profile re-priced for the CPUs' placement now, the ratio of the core-to-core trip
+    now to at calibration, and the one-way trip now in cycles (None where unknown)."""
+
+    platform: object
+    ratio: float | None
+    trip_cycles: float | None
+
+
+def as_placed_now(platform, l2_bytes: int) -> Placement:
+    """The profile as the machine is placed now. A virtual machine's CPUs move between
+    placements (the trip between them changes by up to 10x, every NF's cycles with it): the
+    I/O EOs, priced by that trip (l3_access_cycles, see nfvperf calibrate), are re-priced with
+    the trip measured just before the run, so that estimate and measurement see the same
+    machine."""
     from nfvperf.calibrate.measure import reference_cycles
 
     cal = (platform.calibration or {}).get("core_to_core")
     if not cal:
-        return platform, None
+        return Placement(platform, None, None)
     now = reference_cycles(l2_bytes)
     if "core_to_core_burst" not in now:
-        return platform, None
+        return Placement(platform, None, None)
     ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
     cache = platform.cache.model_copy(update={
         "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
-    return platform.model_copy(update={"cache": cache}), ratio
+    return Placement(platform.model_copy(update={"cache": cache}), ratio, now["core_to_core"])
+
+
+#: runs whose core-to-core trips differ by more than this factor were placed differently
+PLACEMENT_STEP = 2.0
+
+
+def placements(trips: Sequence[float]) -> list[int]:
+    """The placement class of each trip: trips sorted, a new class wherever one is more than
+    PLACEMENT_STEP times the one below it (0: the nearest)."""
+    order = sorted(set(trips))
+    cls, edges = 0, {}
+    for i, t in enumerate(order):
+        if i and t > PLACEMENT_STEP * order[i - 1]:
+            cls += 1
+        edges[t] = cls
+    return [edges[t] for t in trips]
+
+
+def summary(rows: Sequence[dict]) -> list[dict]:
+    """Each traffic pattern's rows within the tolerance and its median absolute error, over
+    all its rows and for each placement of the CPUs (by the trip before the row's run)."""
+    import statistics
+
+    trips = [r["trip_cycles"] for r in rows]
+    known = [t for t in trips if t is not None]
+    cls = dict(zip(known, placements(known)))
+    names = {}
+    for c in sorted(set(cls.values())):
+        ts = [t for t in known if cls[t] == c]
+        names[c] = f"trip {min(ts):.0f}-{max(ts):.0f} cycles"
+    out = []
+    for (nf, traffic) in dict.fromkeys((r["nf"], r["traffic"]) for r in rows):
+        mine = [r for r in rows if (r["nf"], r["traffic"]) == (nf, traffic)]
+        groups = [("all", mine)] + [
+            (names[c], [r for r in mine if r["trip_cycles"] is not None
+                        and cls[r["trip_cycles"]] == c]) for c in sorted(names)]
+        for placement, group in groups:
+            if not group:
+                continue
+            errs = [abs(r["error_pct"]) for r in group]
+            out.append({"nf": nf, "traffic": traffic, "placement": placement,
+                        "rows": len(group),
+                        "within": sum(e <= TOLERANCE_PCT for e in errs),
+                        "median_abs_error_pct": statistics.median(errs)})
+    return out
 
 
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
@@ -172,14 +227,14 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         model = load_nf(nf)
         runs = []
         for _ in range(repeats):
-            placed, ratio = as_placed_now(platform, int(platform.cache.l2_bytes))
+            placed, ratio, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
             m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
             # priced at the bursts the NF took (how many of its lookups were in flight)
             rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params,
                                 burst=max(1.0, m["batch_mean"]))
             m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \
                 if traffic.path else rows_est[-1]
-            m["ratio"] = ratio
+            m["ratio"], m["trip"] = ratio, trip
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
             runs.append(m)
@@ -189,6 +244,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         rows.append({
             "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
             "platform": platform.name,
+            "memory_stalls": platform.conventions.memory_stalls,
             "estimated_cycles": est.cycles_per_packet,
             "measured_cycles": m["loop_cycles"],
             "measured_handler_cycles": m["handler_cycles"],
@@ -209,6 +265,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # placement; the estimate of that run is re-priced with it; None: unknown)
             "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
                                 for r in runs],
+            # the one-way core-to-core trip before this row's run, in cycles (summary() groups
+            # the rows by it)
+            "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
         })
         causes = gap(rows[-1], m["ratio"])
         rows[-1]["gap_causes"] = list(causes)
@@ -225,7 +284,8 @@ TOLERANCE_PCT = 25
 #: why a row may be beyond the tolerance: the causes the README works out
 GAP_CAUSES = {
     "memory_stalls": "the model puts its DRAM accesses a packet in the memory bound, the NF "
-                     "waits for them in its cycles",
+                     "waits for them in its cycles (a profile with memory_stalls: cycles "
+                     "counts them)",
     "placed_further": "the CPUs were placed further than at calibration: only the I/O EOs are "
                       "re-priced for it",
     "placed_nearer": "the CPUs were placed nearer than at calibration: only the I/O EOs are "
@@ -243,7 +303,8 @@ def gap(row: dict, ratio: float | None) -> tuple[str, ...]:
     if abs(err) <= TOLERANCE_PCT:
         return ()
     why = []
-    if err < 0 and row["estimated_dram_accesses"] > 0:
+    if err < 0 and row["estimated_dram_accesses"] > 0 and \
+            row.get("memory_stalls", "separate") == "separate":
         why.append("memory_stalls")
     if ratio is not None and not 0.5 <= ratio <= 2:
         why.append("placed_further" if ratio > 1 else "placed_nearer")
@@ -313,6 +374,10 @@ def html_report(rows: Sequence[dict], pngs: dict[str, Path]) -> str:
     figs = "\n".join(f"<h2>{html.escape(nf)}</h2>{img_tag(p.read_bytes(), nf)}"
                       for nf, p in pngs.items())
     within = sum(abs(r["error_pct"]) <= TOLERANCE_PCT for r in rows)
+    sums = "\n".join(
+        f"<tr><td>{html.escape(g['nf'])}</td><td>{html.escape(g['traffic'])}</td>"
+        f"<td>{html.escape(g['placement'])}</td><td>{g['within']} / {g['rows']}</td>"
+        f"<td>{g['median_abs_error_pct']:.1f}</td></tr>" for g in summary(rows))
     platform = html.escape(rows[0]["platform"]) if rows else ""
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>nfvperf: estimate vs data plane</title>
@@ -325,6 +390,14 @@ dequeue, handler, enqueue back), and its handler alone; its single-core Mpps is 
 over the loop's cycles. Estimated: the EO model beside the NF's source, on the profile.
 {within} of {len(rows)} rows within {TOLERANCE_PCT} %; rows beyond are shaded, with what the row
 shows of why (gap).</p>
+<h2>By traffic pattern and placement</h2>
+<p>Placement: the one-way trip of a line between the vSwitch's CPU and the NF's, measured
+before each run; runs whose trips differ by more than {PLACEMENT_STEP:g}x are apart.</p>
+<table><tr><th>NF</th><th>traffic</th><th>placement</th><th>within {TOLERANCE_PCT} %</th>
+<th>median |error| %</th></tr>
+{sums}
+</table>
+<h2>Every row</h2>
 <table><tr>{head}</tr>
 {body}
 </table>

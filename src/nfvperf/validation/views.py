@@ -22,6 +22,30 @@ def dataplane_table(rows: list[dict[str, Any]]) -> Any:
                                    f"({rows[0]['platform'] if rows else ''})")
 
 
+def summary_table(rows: list[dict[str, Any]]) -> Any:
+    """Each traffic pattern, over all its rows and per placement of the CPUs."""
+    return table(rows, [
+        Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
+        Column("placement", "placement", justify="left"), Column("rows", "rows"),
+        Column("within", "within 25 %"),
+        Column("median_abs_error_pct", "median |error| %", lambda v: f"{v:.1f}")],
+        title="by traffic pattern and placement (the one-way core-to-core trip before the run)")
+
+
+def colocation_table(rows: list[dict[str, Any]]) -> Any:
+    """An NF beside neighbours: its slowdown predicted and measured (validate colocation)."""
+    return table(rows, [
+        Column("nf", "NF", justify="left"), Column("traffic", "traffic", justify="left"),
+        Column("neighbours", "neighbours"),
+        Column("shares_cache", "shared L3", lambda v: "yes" if v else "no"),
+        Column("predicted_cycles", "cycles predicted", lambda v: f"{v:.1f}"),
+        Column("measured_cycles", "measured", lambda v: f"{v:.1f}"),
+        Column("predicted_slowdown_pct", "slowdown predicted %", lambda v: f"{v:+.1f}"),
+        Column("measured_slowdown_pct", "measured %", lambda v: f"{v:+.1f}"),
+        Column("error_points", "error (points)", lambda v: f"{v:+.1f}")],
+        title="an NF beside neighbours on the other core: slowdown against none")
+
+
 def plan_table(rows: list[dict[str, Any]]) -> Any:
     """A plan run on this data plane (plan --validate): predicted beside measured."""
     def fmt(v, spec=".1f"):
