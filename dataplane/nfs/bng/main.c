@@ -101,14 +101,7 @@ bng_tags(uint16_t s_vid, uint16_t c_vid)
 static inline bool
 bng_ttl(struct rte_ipv4_hdr *ip)
 {
-	uint16_t old = *(uint16_t *)&ip->time_to_live; /* TTL and protocol */
-
-	if (ip->time_to_live <= 1)
-		return false;
-	ip->time_to_live--;
-	ip->hdr_checksum = nfvp_cksum_update(ip->hdr_checksum, old,
-					     *(uint16_t *)&ip->time_to_live);
-	return true;
+	return nfvp_ipv4_ttl_dec(ip);
 }
 
 /* A burst is handled in stages, as DPDK NFs do: parse every packet, look every key of a table

@@ -39,7 +39,6 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		uint32_t hop;
-		uint16_t old;
 
 		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 		    ip->time_to_live <= 1 ||
@@ -47,10 +46,7 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			keep[i] = false;
 			continue;
 		}
-		old = *(uint16_t *)&ip->time_to_live;             /* TTL and protocol */
-		ip->time_to_live--;
-		ip->hdr_checksum = nfvp_cksum_update(ip->hdr_checksum, old,
-						     *(uint16_t *)&ip->time_to_live);
+		nfvp_ipv4_ttl_dec(ip);
 		eth->dst_addr = (struct rte_ether_addr){ { 0x02, 0, 0, 0, (uint8_t)(hop >> 8),
 							   (uint8_t)hop } };
 		eth->src_addr = router_mac;
