@@ -7,21 +7,27 @@ import json
 
 import pytest
 
-from nfvperf.validation.colocation import slowdowns
+from nfvperf.validation.colocation import _row
+from nfvperf.validation.dataplane import Workload
 
 
-def test_slowdowns_are_against_the_same_nf_and_traffic_alone():
-    rows = [{"nf": "a", "traffic": "t", "neighbours": k, "measured_cycles": m,
-             "predicted_cycles": p} for k, m, p in ((0, 100, 80), (1, 150, 100), (2, 120, 96))]
-    rows.append({"nf": "b", "traffic": "t", "neighbours": 0, "measured_cycles": 10,
-                 "predicted_cycles": 10})
-    out = {(r["nf"], r["neighbours"]): r for r in slowdowns(rows)}
-    assert out[("a", 0)]["measured_slowdown_pct"] == 0
-    assert out[("a", 1)]["measured_slowdown_pct"] == pytest.approx(50)
-    assert out[("a", 1)]["predicted_slowdown_pct"] == pytest.approx(25)
-    assert out[("a", 1)]["error_points"] == pytest.approx(-25)
-    assert out[("a", 2)]["error_points"] == pytest.approx(0)
-    assert out[("b", 0)]["error_points"] == 0
+def test_slowdowns_pair_each_run_with_the_run_alone_on_the_same_placement():
+    def run(measured, predicted, trip):
+        return {"measured": measured, "predicted": predicted, "trip": trip, "shared": True,
+                "loads_per_s": [1e7]}
+
+    alone = [run(100, 80, 80), run(100, 80, 85), run(400, 300, 400)]
+    beside = [run(150, 100, 82), run(120, 96, 84), run(100, 90, 84)]
+    w = Workload("t")
+    r = _row("a", w, 1, 64, 1 << 20, beside, alone)
+    # the third run moved (400 -> 84 cycles a trip): it is not a pair
+    assert r["paired_runs"] == 2
+    assert r["measured_slowdown_pct"] == pytest.approx(35)       # median of +50 %, +20 %
+    assert r["predicted_slowdown_pct"] == pytest.approx(22.5)    # of +25 %, +20 %
+    assert r["error_points"] == pytest.approx(-12.5)
+    assert r["measured_cycles"] == 120 and r["measured_cycles_runs"] == [150, 120, 100]
+    lone = _row("a", w, 1, 64, 1 << 20, beside[2:], alone[2:])
+    assert lone["paired_runs"] == 0 and lone["error_points"] is None
 
 
 def test_a_profile_without_the_stall_term_is_refused(cli):
@@ -45,5 +51,6 @@ def test_an_nf_beside_a_neighbour(dataplane, cli, tmp_path):
         assert len(r["neighbour_loads_per_s"]) == r["neighbours"]
         assert all(x > 0 for x in r["neighbour_loads_per_s"])
         assert {"measured_slowdown_pct", "predicted_slowdown_pct", "error_points",
-                "shares_cache", "trip_cycles"} <= set(r)
-    assert rows[0]["measured_slowdown_pct"] == 0
+                "shares_cache", "trip_cycles", "paired_runs"} <= set(r)
+    # a run alone is its own pair: no slowdown
+    assert rows[0]["paired_runs"] == 1 and rows[0]["measured_slowdown_pct"] == 0

@@ -50,10 +50,14 @@ def test_runs_are_placed_apart_where_their_trips_jump():
 
 
 def test_the_summary_gives_each_pattern_overall_and_per_placement():
-    rows = [{"nf": "a", "traffic": "t", "error_pct": e, "trip_cycles": t}
-            for e, t in ((5, 80), (-30, 85), (10, 400), (40, None))]
+    rows = [{"nf": "a", "traffic": "t", "error_pct": e, "trip_cycles": t,
+             "measured_cycles": c}
+            for e, t, c in ((5, 80, 50), (-30, 85, 60), (10, 400, 200), (40, None, 70))]
     s = {g["placement"]: g for g in summary(rows)}
     assert s["all"]["rows"] == 4 and s["all"]["within"] == 2
     assert s["all"]["median_abs_error_pct"] == 20
     assert (s["trip 80-85 cycles"]["rows"], s["trip 80-85 cycles"]["within"]) == (2, 1)
     assert s["trip 400-400 cycles"]["median_abs_error_pct"] == 10
+    assert s["all"]["measured_cycles"] == [50, 200]
+    assert s["trip 80-85 cycles"]["measured_cycles"] == [50, 60]
+    assert list(s) == ["all", "trip 80-85 cycles", "trip 400-400 cycles"]

@@ -63,12 +63,11 @@ def validate(platform_path: str, nfs: Sequence[str], *, neighbours: Sequence[int
              progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
     """For each NF workload (``validate dataplane``'s quick ones: tables the size of the
     caches, where neighbours matter) and count of neighbours: cycles a packet measured and
-    predicted, and the slowdown against no neighbours, measured and predicted."""
-    from nfvperf.eo.estimate import estimate
-    from nfvperf.eo.memory import Neighbour, Sharing
-    from nfvperf.eo.model import load_nf
+    predicted, and the slowdown against no neighbours, measured and predicted: the median over
+    runs of each run against the run alone just before it, where both saw the same placement
+    (a move of the CPUs between them changes the cycles more than neighbours do)."""
     from nfvperf.eo.platform import load_platform
-    from nfvperf.validation.dataplane import as_placed_now, cases, measure
+    from nfvperf.validation.dataplane import cases
 
     platform = load_platform(platform_path)
     if platform.conventions.memory_stalls != "cycles":
@@ -83,52 +82,77 @@ def validate(platform_path: str, nfs: Sequence[str], *, neighbours: Sequence[int
         raise InputError("counts of neighbours ≥ 0, 0 among them", list(neighbours),
                          field="neighbours")
     dram = max(q.cycles for q in platform.memory.load_latency)
-    jobs = [(nf, w, k) for nf in nfs for w in table[nf] for k in sorted(neighbours)]
-    rows = []
-    for j, (nf, w, k) in enumerate(jobs):
-        if progress:
-            progress(f"{nf}, {w.name}, {k} neighbour(s)", j, len(jobs))
+    counts = sorted(set(neighbours))
+    jobs = [(nf, w) for nf in nfs for w in table[nf]]
+    steps, rows = len(jobs) * repeats * len(counts), []
+    for j, (nf, w) in enumerate(jobs):
         size = max(frame_bytes, w.min_frame)
-        runs = []
-        for _ in range(repeats):
-            placed, _, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
-            hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
-            try:
-                time.sleep(HOG_LEAD_S)
-                m = measure(nf, w, size, rate_pps=rate_pps, duration_s=duration_s)
-            finally:
-                rates = hog_rates(hogs)
-            shared = trip is not None and trip < SHARED_TRIP_SHARE * dram
-            pps = m["rx"] / duration_s
-            sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)
-                              if shared else (), max(pps, 1.0), placed.cache_l1_l2_bytes)
-            est = estimate(load_nf(nf), placed, frame_bytes=size, params=w.params,
-                           burst=max(1.0, m["batch_mean"]), sharing=sharing)
-            est = next(e for e in est if e.path == w.path) if w.path else est[-1]
-            runs.append({"measured": m["loop_cycles"], "predicted": est.cycles_per_packet,
-                         "trip": trip, "shared": shared,
-                         "loads_per_s": [r["loads_per_s"] for r in rates]})
-        runs.sort(key=lambda r: r["measured"])
-        mid = runs[len(runs) // 2]
-        rows.append({"nf": nf, "traffic": w.name, "path": w.path, "neighbours": k,
-                     "neighbour_bytes": neighbour_bytes, "packet_size": size,
-                     "measured_cycles": mid["measured"], "predicted_cycles": mid["predicted"],
-                     "shares_cache": mid["shared"], "trip_cycles": mid["trip"],
-                     "neighbour_loads_per_s": mid["loads_per_s"],
-                     "measured_cycles_runs": [r["measured"] for r in runs]})
+        # runs of every count back to back, so that each is compared with a run alone on the
+        # same placement of the CPUs
+        runs: dict[int, list[dict]] = {k: [] for k in counts}
+        for r in range(repeats):
+            for i, k in enumerate(counts):
+                if progress:
+                    progress(f"{nf}, {w.name}, {k} neighbour(s), run {r + 1}",
+                             (j * repeats + r) * len(counts) + i, steps)
+                runs[k].append(_run(platform, nf, w, k, size, neighbour_bytes, rate_pps,
+                                    duration_s, dram))
+        for k in counts:
+            rows.append(_row(nf, w, k, size, neighbour_bytes, runs[k], runs[counts[0]]))
     if progress:
-        progress("done", len(jobs), len(jobs))
-    return slowdowns(rows)
-
-
-def slowdowns(rows: list[dict]) -> list[dict]:
-    """Each row's slowdown against the same NF and traffic with no neighbours, measured and
-    predicted, in percent, and their difference in points."""
-    alone = {(r["nf"], r["traffic"]): r for r in rows if r["neighbours"] == 0}
-    for r in rows:
-        base = alone[(r["nf"], r["traffic"])]
-        r["measured_slowdown_pct"] = 100 * (r["measured_cycles"] / base["measured_cycles"] - 1)
-        r["predicted_slowdown_pct"] = 100 * (r["predicted_cycles"] / base["predicted_cycles"]
-                                             - 1)
-        r["error_points"] = r["predicted_slowdown_pct"] - r["measured_slowdown_pct"]
+        progress("done", steps, steps)
     return rows
+
+
+def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: float,
+         duration_s: float, dram: float) -> dict:
+    """One run of ``nf`` beside ``k`` neighbours: measured and predicted cycles a packet."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.memory import Neighbour, Sharing
+    from nfvperf.eo.model import load_nf
+    from nfvperf.validation.dataplane import as_placed_now, measure
+
+    placed, _, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
+    hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
+    try:
+        time.sleep(HOG_LEAD_S if k else 0)
+        m = measure(nf, w, size, rate_pps=rate_pps, duration_s=duration_s)
+    finally:
+        rates = hog_rates(hogs)
+    shared = trip is not None and trip < SHARED_TRIP_SHARE * dram
+    sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)
+                      if shared else (), max(m["rx"] / duration_s, 1.0),
+                      placed.cache_l1_l2_bytes)
+    est = estimate(load_nf(nf), placed, frame_bytes=size, params=w.params,
+                   burst=max(1.0, m["batch_mean"]), sharing=sharing)
+    est = next(e for e in est if e.path == w.path) if w.path else est[-1]
+    return {"measured": m["loop_cycles"], "predicted": est.cycles_per_packet, "trip": trip,
+            "shared": shared, "loads_per_s": [r["loads_per_s"] for r in rates]}
+
+
+def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
+         alone: list[dict]) -> dict:
+    """The median run beside ``k`` neighbours, and the median of its slowdowns against the
+    run alone just before it where both saw the same placement (None where none did)."""
+    import statistics
+
+    from nfvperf.validation.dataplane import placements
+
+    pairs = [(r, a) for r, a in zip(runs, alone) if r["trip"] is not None
+             and a["trip"] is not None and len(set(placements([r["trip"], a["trip"]]))) == 1]
+    mid = sorted(runs, key=lambda r: r["measured"])[len(runs) // 2]
+
+    def median(xs):
+        return statistics.median(xs) if xs else None
+
+    measured = median([100 * (r["measured"] / a["measured"] - 1) for r, a in pairs])
+    predicted = median([100 * (r["predicted"] / a["predicted"] - 1) for r, a in pairs])
+    return {"nf": nf, "traffic": w.name, "path": w.path, "neighbours": k,
+            "neighbour_bytes": neighbour_bytes, "packet_size": size,
+            "measured_cycles": mid["measured"], "predicted_cycles": mid["predicted"],
+            "shares_cache": mid["shared"], "trip_cycles": mid["trip"],
+            "neighbour_loads_per_s": mid["loads_per_s"],
+            "measured_cycles_runs": [r["measured"] for r in runs],
+            "paired_runs": len(pairs),
+            "measured_slowdown_pct": measured, "predicted_slowdown_pct": predicted,
+            "error_points": None if measured is None else predicted - measured}

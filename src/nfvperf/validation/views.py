@@ -32,6 +32,10 @@ def summary_table(rows: list[dict[str, Any]]) -> Any:
         title="by traffic pattern and placement (the one-way core-to-core trip before the run)")
 
 
+def _signed(v) -> str:
+    return "–" if v is None else f"{v:+.1f}"
+
+
 def colocation_table(rows: list[dict[str, Any]]) -> Any:
     """An NF beside neighbours: its slowdown predicted and measured (validate colocation)."""
     return table(rows, [
@@ -40,9 +44,10 @@ def colocation_table(rows: list[dict[str, Any]]) -> Any:
         Column("shares_cache", "shared L3", lambda v: "yes" if v else "no"),
         Column("predicted_cycles", "cycles predicted", lambda v: f"{v:.1f}"),
         Column("measured_cycles", "measured", lambda v: f"{v:.1f}"),
-        Column("predicted_slowdown_pct", "slowdown predicted %", lambda v: f"{v:+.1f}"),
-        Column("measured_slowdown_pct", "measured %", lambda v: f"{v:+.1f}"),
-        Column("error_points", "error (points)", lambda v: f"{v:+.1f}")],
+        Column("predicted_slowdown_pct", "slowdown predicted %", _signed),
+        Column("measured_slowdown_pct", "measured %", _signed),
+        Column("error_points", "error (points)", _signed),
+        Column("paired_runs", "paired runs")],
         title="an NF beside neighbours on the other core: slowdown against none")
 
 
