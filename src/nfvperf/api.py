@@ -13,17 +13,39 @@ from nfvperf.eo.platform import load_platform
 def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], cores: int = 1,
                   remote_fraction: float = 0.0, paper_units: bool = False,
                   params: dict[str, float] | None = None,
-                  burst: float = limits.NF_MAX_BURST) -> list[Estimate]:
-    """Estimates of every path of every model at every frame size (``nfvperf estimate``)."""
+                  burst: float = limits.NF_MAX_BURST,
+                  neighbours: list[tuple[float, float]] | None = None,
+                  rate_pps: float | None = None) -> list[Estimate]:
+    """Estimates of every path of every model at every frame size (``nfvperf estimate``).
+
+    ``neighbours``: (bytes, lines loaded a second) of processes on cores that share this one's
+    last-level cache, at the NF's packet rate ``rate_pps`` (None: the NF saturated, its CPU
+    bound alone); read where the profile counts memory stalls in cycles."""
+    from nfvperf.eo.memory import Neighbour, Sharing
+    from nfvperf.errors import InputError
+
     for size in frame_sizes:
         units.check_frame_bytes(size, field="packet_size")
     plat = load_platform(platform, prefixes=units.BINARY if paper_units else units.SI)
+    if neighbours and plat.conventions.memory_stalls != "cycles":
+        raise InputError("a profile with conventions.memory_stalls: cycles for --neighbour",
+                         plat.conventions.memory_stalls, field="conventions.memory_stalls")
+    if rate_pps is not None and not rate_pps > 0:
+        raise InputError("a packet rate > 0", rate_pps, field="--rate-mpps")
     nfs = [load_nf(ref) for ref in models]
     rows: list[Estimate] = []
     for nf in nfs:
         for size in frame_sizes:
-            rows += estimate(nf, plat, frame_bytes=size, cores=cores,
-                             remote_fraction=remote_fraction, params=params, burst=burst)
+            kw = dict(frame_bytes=size, cores=cores, remote_fraction=remote_fraction,
+                      params=params, burst=burst)
+            if neighbours:
+                alone = estimate(nf, plat, **kw)
+                near = tuple(Neighbour(b, r) for b, r in neighbours)
+                rows += [next(e for e in estimate(nf, plat, **kw, sharing=Sharing(
+                    near, rate_pps or a.cpu_bound_pps_per_core, plat.cache_l1_l2_bytes))
+                    if e.path == a.path) for a in alone]
+            else:
+                rows += estimate(nf, plat, **kw)
     return rows
 
 

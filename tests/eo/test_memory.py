@@ -204,3 +204,17 @@ def test_neighbours_lengthen_only_what_is_beyond_the_private_caches(stall_profil
     slow = estimate(nf, p, sharing=Sharing((Neighbour(64 * MB, 1e6),), 1e6,
                                            p.cache_l1_l2_bytes))[0]
     assert alone.cycles_per_packet < slow.cycles_per_packet < beside.cycles_per_packet
+
+
+def test_estimate_beside_a_neighbour_from_the_command_line(stall_profile, run_json, cli):
+    args = ["estimate", "l2fwd", "--platform", str(stall_profile), "--param", "entries=65536",
+            "--param", "destinations=65536"]
+    alone = run_json(*args)[0]
+    beside = run_json(*args, "--neighbour", "64MiB@1e9", "--rate-mpps", "1")[0]
+    slow = run_json(*args, "--neighbour", "64MiB@1e6", "--rate-mpps", "1")[0]
+    assert alone["cycles_per_packet"] < slow["cycles_per_packet"] < beside["cycles_per_packet"]
+    for bad in ("64MiB", "64MiB@0", "lots@1e6"):
+        code, out, err = cli(*args, "--neighbour", bad)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "--neighbour" in err
+    code, _, err = cli("estimate", "l2fwd", "--neighbour", "64MiB@1e6")
+    assert code == 2 and "memory_stalls" in err

@@ -41,6 +41,10 @@ def estimate(
     cores: Annotated[int, typer.Option("--cores", "-c", help="Cores running the NF.")] = 1,
     remote_fraction: RemoteOpt = 0.0,
     burst: BurstOpt = NF_MAX_BURST,
+    neighbour: NeighbourOpt = None,
+    rate_mpps: Annotated[Optional[float], typer.Option(
+        "--rate-mpps", help="The NF's packet rate beside --neighbour (default: saturated).")
+    ] = None,
     paper_units: PaperUnitsOpt = False,
     param: ParamOpt = None,
     fmt: FormatOpt = Format.table,
@@ -63,7 +67,9 @@ def estimate(
                          field="--plot")
     rows = api.estimate_rows(models, platform=platform, frame_sizes=sizes, cores=cores,
                              remote_fraction=remote_fraction, paper_units=paper_units,
-                             params=model_params(param), burst=burst)
+                             params=model_params(param), burst=burst,
+                             neighbours=neighbours(neighbour),
+                             rate_pps=None if rate_mpps is None else rate_mpps * 1e6)
     from nfvperf.eo.views import estimate_table
 
     emit([r.to_dict() for r in rows], fmt, out, estimate_table)
@@ -71,6 +77,29 @@ def estimate(
         from nfvperf.plots import throughput_vs_frame
 
         save_plot(throughput_vs_frame, rows, plot)
+
+
+NeighbourOpt = Annotated[Optional[list[str]], typer.Option(
+    "--neighbour", help="BYTES@LINES_PER_S of a process on a core that shares this one's "
+    "last-level cache, e.g. '64MiB@3e7' (repeatable; nfvp-calibrate --hog reports one's).")]
+
+
+def neighbours(specs: list[str] | None) -> list[tuple[float, float]] | None:
+    """--neighbour BYTES@LINES_PER_S, each as (bytes, lines a second)."""
+    from nfvperf.errors import InputError
+    from nfvperf.units import parse_bytes
+
+    out = []
+    for spec in specs or ():
+        size, at, rate = spec.partition("@")
+        try:
+            lines = float(rate)
+        except ValueError:
+            lines = -1.0
+        if not at or not lines > 0:
+            raise InputError("BYTES@LINES_PER_S such as 64MiB@3e7", spec, field="--neighbour")
+        out.append((parse_bytes(size, field="--neighbour"), lines))
+    return out or None
 
 
 @app.command()
