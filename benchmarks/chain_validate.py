@@ -4,6 +4,7 @@ each target:
 
     python benchmarks/chain_validate.py --platform out/host.yaml [-o out/chain_validate]
         [--loads 0.2,0.5,0.8,1.5] [--runs 3] [--duration 1] [--chains nat,router]
+    python benchmarks/chain_validate.py --tables out/chain_validate   # the README's tables
 
 The profile must come from `nfvperf calibrate` on this host (full, with its dataplane
 section). Targets (end to end, per point): delivered throughput within 10 % in >= 90 % of the
@@ -121,15 +122,53 @@ def cdfs(points: list[dict], chain: str, path: Path) -> None:
     save_png(fig, path)
 
 
+#: the README's words for each target
+TARGET_WORDS = {"delivered_mpps": "delivered Mpps (±10 %)",
+                "loss_pct": "loss (±2 points, same side of 0.1 %)",
+                "latency_mean_us": "mean latency, below saturation (±30 %)",
+                "latency_p99_us": "p99 latency, below saturation (±50 %)",
+                "cycles_per_packet": "cycles a packet per instance (±25 %)"}
+
+
+def markdown(out: Path) -> str:
+    """The README's tables from a run's summary.json and suite.json."""
+    targets = json.loads((out / "summary.json").read_text())["targets"]
+    points = json.loads((out / "suite.json").read_text())
+    lines = ["| quantity | points within the target | share | target |", "|---|---|---|---|"]
+    for r in targets:
+        share = "–" if r["share"] is None else f"{100 * r['share']:.0f} %"
+        lines.append(f"| {TARGET_WORDS[r['quantity']]} | {r['within']} / {r['points']} | "
+                     f"{share} | ≥ {100 * r['target']:.0f} % {'✓' if r['met'] else '✗'} |")
+    lines += ["", "| chain | load | offered Mpps | delivered pred. / meas. | loss % pred. / "
+              "meas. | mean µs pred. / meas. | p99 µs pred. / meas. |",
+              "|---|---|---|---|---|---|---|"]
+    for p in points:
+        e = p["end_to_end"]
+
+        def pair(q, spec):
+            return f"{format(e[q]['predicted'] or 0, spec)} / {format(e[q]['measured'] or 0, spec)}"
+        lines.append(f"| {p['chain']} | {p['load']} | {p['offered_mpps']:.3f} | "
+                     f"{pair('delivered_mpps', '.3f')} | {pair('loss_pct', '.2f')} | "
+                     f"{pair('latency_mean_us', '.0f')} | {pair('latency_p99_us', '.0f')} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--platform", required=True, help="this host's profile (nfvperf calibrate)")
+    ap.add_argument("--tables", type=Path, metavar="DIR",
+                    help="print the README's tables of a run written to DIR, and stop")
+    ap.add_argument("--platform", help="this host's profile (nfvperf calibrate)")
     ap.add_argument("-o", "--out", default="out/chain_validate")
     ap.add_argument("--loads", default="0.2,0.5,0.8,1.5")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--duration", type=float, default=1.0)
     ap.add_argument("--chains", default=None, help="names of benchmarks/chains/*.yaml")
     args = ap.parse_args()
+    if args.tables:
+        print(markdown(args.tables))
+        return
+    if not args.platform:
+        ap.error("--platform is required to run the suite")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     prof = load_platform(args.platform)

@@ -218,3 +218,21 @@ def test_estimate_beside_a_neighbour_from_the_command_line(stall_profile, run_js
         assert code == 2 and out == "" and err.count("\n") == 1 and "--neighbour" in err
     code, _, err = cli("estimate", "l2fwd", "--neighbour", "64MiB@1e6")
     assert code == 2 and "memory_stalls" in err
+
+
+def test_a_chains_traffic_caps_the_keys_every_table_sees(stall_profile):
+    p, nf = load_platform(stall_profile), parse_nf(one_lookup("serial"))    # keys=2M
+    assert estimate(nf, p, traffic_keys=1)[0].lines[0].stall.cycles == 0
+    assert estimate(nf, p, traffic_keys=10**9)[0].cycles_per_packet == \
+        estimate(nf, p)[0].cycles_per_packet
+    # the chain simulator prices a service's tables at its traffic's keys
+    from nfvperf.chain import ChainSpec
+    from nfvperf.sim.costs import service_cycles
+    from nfvperf.sim.options import SimOptions
+
+    spec = ChainSpec.model_validate({"name": "c", "services": [
+        {"nf": "nat", "params": {"entries": 65536}}],
+        "traffic": [{"frame_bytes": 64, "rate_mpps": 1, "flows": 4}]})
+    few = service_cycles(spec, p, SimOptions(), [64], keys=4)[0, 0]
+    many = service_cycles(spec, p, SimOptions(), [64], keys=65536)[0, 0]
+    assert few < many

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
-from nfvperf.eo.memory import Hierarchy, Sharing, Stall, stalls
+from nfvperf.eo.memory import TABLE_EOS, Hierarchy, Sharing, Stall, stalls
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
@@ -134,6 +134,7 @@ def estimate(
     params: dict[str, float] | None = None,
     burst: float = limits.NF_MAX_BURST,
     sharing: Sharing | None = None,
+    traffic_keys: int | None = None,
 ) -> list[Estimate]:
     """Estimate every path of ``nf`` on ``platform`` (and the ``mix`` of a multi-path NF).
 
@@ -156,6 +157,9 @@ def estimate(
         Neighbours on cores that share this one's last-level cache, and the NF's packet rate:
         their lines lengthen the reuse distances of the NF's tables (memory stalls in cycles
         only; :class:`nfvperf.eo.memory.Sharing`).
+    traffic_keys
+        Distinct keys the traffic looks up (a chain's flows): no table EO sees more than these,
+        whatever its model's ``keys=`` says.
 
     Rates are reported under the prefixes the platform was loaded with (``units.BINARY`` for
     the paper's printed figures).
@@ -174,8 +178,8 @@ def estimate(
     ctx = MappingContext(platform, remote_fraction)
     prefixes = platform.prefixes
     env = nf.environment(frame_bytes, params)
-    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes, burst, sharing)
-            for path in nf.paths]
+    rows = [_path(nf, path, ctx, env, frame_bytes, cores, prefixes, burst, sharing,
+                  traffic_keys) for path in nf.paths]
     if len(rows) > 1:
         rows.append(_mix(nf.weights(env), rows, platform, frame_bytes, cores, remote_fraction,
                          prefixes))
@@ -184,10 +188,12 @@ def estimate(
 
 def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
           frame_bytes: int, cores: int, prefixes: units.Prefixes, burst: float,
-          sharing: Sharing | None = None) -> Estimate:
+          sharing: Sharing | None = None, traffic_keys: int | None = None) -> Estimate:
     lines = []
     for i, op in enumerate(path.operations):
         values = op.evaluate(env, frame_bytes)
+        if traffic_keys is not None and op.spec.name in TABLE_EOS:
+            values["keys"] = min(values.get("keys", math.inf), traffic_keys)
         lines.append(LineCost(i, op, values, op.spec.cost(ctx, values)))
     p = ctx.platform
     if p.conventions.memory_stalls == "cycles":

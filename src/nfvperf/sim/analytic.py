@@ -99,7 +99,8 @@ def solve_chain(spec: ChainSpec, platform, options: SimOptions, *,
     spec.check()
     classes = spec.classes(default)
     cost = options.cost(0)
-    cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes])[0]
+    cycles = service_cycles(spec, platform, options, [c.frame_bytes for c in classes],
+                            keys=spec.keys(classes))[0]
     rate = sum(c.pps for c in classes)
     share = np.array([c.pps for c in classes]) / rate
     speed = platform.cpu.clock_hz * min(cost.cores, cost.threads)

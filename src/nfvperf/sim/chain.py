@@ -123,7 +123,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
                              field="options.services")
     classes = spec.classes(default)
     sizes = [c.frame_bytes for c in classes]
-    estimates = service_estimates(spec, platform, options, sizes)
+    estimates = service_estimates(spec, platform, options, sizes, spec.keys(classes))
     cycles = service_cycles(spec, platform, options, sizes, estimates)
     S = len(spec.services)
     n_inst = np.array([s.instances for s in spec.services], dtype=np.int64)

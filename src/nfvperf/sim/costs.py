@@ -13,9 +13,11 @@ from nfvperf.sim.options import SimOptions
 
 
 def service_estimates(spec: ChainSpec, platform, options: SimOptions,
-                      frame_sizes: list[int]) -> list[list[list] | None]:
+                      frame_sizes: list[int], keys: int | None = None
+                      ) -> list[list[list] | None]:
     """Each service's estimates at each frame size (every path's, the one it takes last; its
-    NF's EO model, or the options' model), None where the options give measured cycles."""
+    NF's EO model, or the options' model), None where the options give measured cycles; its
+    tables looked up with no more than the traffic's ``keys`` distinct keys."""
     from nfvperf import nfs
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.model import load_nf
@@ -35,7 +37,8 @@ def service_estimates(spec: ChainSpec, platform, options: SimOptions,
         model = load_nf(ref)
         by_size = []
         for fb in frame_sizes:
-            rows = estimate(model, platform, frame_bytes=fb, params=svc.params)
+            rows = estimate(model, platform, frame_bytes=fb, params=svc.params,
+                            traffic_keys=keys)
             if svc.path is None:
                 by_size.append(rows)
                 continue
@@ -50,11 +53,12 @@ def service_estimates(spec: ChainSpec, platform, options: SimOptions,
 
 
 def service_cycles(spec: ChainSpec, platform, options: SimOptions, frame_sizes: list[int],
-                   estimates: list[list[list] | None] | None = None) -> np.ndarray:
+                   estimates: list[list[list] | None] | None = None,
+                   keys: int | None = None) -> np.ndarray:
     """Cycles a packet costs at each service, for each frame size: measured, or estimated from
     the EO model (the options', else the NF's own; ``estimates``: ``service_estimates``')."""
     if estimates is None:
-        estimates = service_estimates(spec, platform, options, frame_sizes)
+        estimates = service_estimates(spec, platform, options, frame_sizes, keys)
     out = np.zeros((len(spec.services), len(frame_sizes)))
     for i, by_size in enumerate(estimates):
         if by_size is None:

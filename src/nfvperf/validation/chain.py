@@ -97,7 +97,7 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
 
     classes = spec.classes(None)
     sizes = [c.frame_bytes for c in classes]
-    estimates = service_estimates(spec, platform, options, sizes)
+    estimates = service_estimates(spec, platform, options, sizes, spec.keys(classes))
     cycles = service_cycles(spec, platform, options, sizes, estimates)
     share = np.array([c.pps for c in classes]) / spec.pps
     busy = np.array([float(cycles[i] @ share) + options.cost(i).overhead(options.burst)[-1]
