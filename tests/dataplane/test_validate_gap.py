@@ -3,8 +3,8 @@ report), as cause codes. Pure functions: no data plane needed."""
 
 from __future__ import annotations
 
-from nfvperf.validation.dataplane import (GAP_CAUSES, gap, gap_text, html_report, placements,
-                                          summary)
+from nfvperf.validation.dataplane import GAP_CAUSES, gap, gap_text, html_report, summary
+from nfvperf.validation.placement import placements
 
 
 def row(err: float, dram: float = 0, measured: float = 200) -> dict:

@@ -164,7 +164,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
-    from nfvperf.validation.dataplane import as_placed_now
+    from nfvperf.validation.placement import as_placed_now
 
     preds, meas, ratios = [], [], []
     for r in range(runs):

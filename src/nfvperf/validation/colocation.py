@@ -110,7 +110,8 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
     from nfvperf.eo.estimate import estimate
     from nfvperf.eo.memory import Neighbour, Sharing
     from nfvperf.eo.model import load_nf
-    from nfvperf.validation.dataplane import as_placed_now, measure
+    from nfvperf.validation.dataplane import measure
+    from nfvperf.validation.placement import as_placed_now
 
     placed, _, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
     hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
@@ -136,7 +137,7 @@ def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
     run alone just before it where both saw the same placement (None where none did)."""
     import statistics
 
-    from nfvperf.validation.dataplane import placements
+    from nfvperf.validation.placement import placements
 
     pairs = [(r, a) for r, a in zip(runs, alone) if r["trip"] is not None
              and a["trip"] is not None and len(set(placements([r["trip"], a["trip"]]))) == 1]

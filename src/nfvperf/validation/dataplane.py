@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from pathlib import Path
 
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
+from nfvperf.validation.placement import PLACEMENT_STEP, as_placed_now, placement_labels
 
 
 @dataclass(frozen=True)
@@ -128,63 +128,6 @@ def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
-class Placement(NamedTuple):
-    """The profile re-priced for the CPUs' placement now, the ratio of the core-to-core trip
-    now to at calibration, and the one-way trip now in cycles (None where unknown)."""
-
-    platform: object
-    ratio: float | None
-    trip_cycles: float | None
-
-
-def as_placed_now(platform, l2_bytes: int) -> Placement:
-    """The profile as the machine is placed now. A virtual machine's CPUs move between
-    placements (the trip between them changes by up to 10x, every NF's cycles with it): the
-    I/O EOs, priced by that trip (l3_access_cycles, see nfvperf calibrate), are re-priced with
-    the trip measured just before the run, so that estimate and measurement see the same
-    machine."""
-    from nfvperf.calibrate.measure import reference_cycles
-
-    cal = (platform.calibration or {}).get("core_to_core")
-    if not cal:
-        return Placement(platform, None, None)
-    now = reference_cycles(l2_bytes)
-    if "core_to_core_burst" not in now:
-        return Placement(platform, None, None)
-    ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
-    cache = platform.cache.model_copy(update={
-        "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
-    return Placement(platform.model_copy(update={"cache": cache}), ratio, now["core_to_core"])
-
-
-#: runs whose core-to-core trips differ by more than this factor were placed differently
-PLACEMENT_STEP = 2.0
-
-
-def placements(trips: Sequence[float]) -> list[int]:
-    """The placement class of each trip: trips sorted, a new class wherever one is more than
-    PLACEMENT_STEP times the one below it (0: the nearest)."""
-    order = sorted(set(trips))
-    cls, edges = 0, {}
-    for i, t in enumerate(order):
-        if i and t > PLACEMENT_STEP * order[i - 1]:
-            cls += 1
-        edges[t] = cls
-    return [edges[t] for t in trips]
-
-
-def placement_labels(rows: Sequence[dict]) -> list[str | None]:
-    """Each row's placement class, named by its trips ("trip 78-98 cycles"); None unknown."""
-    trips = [r["trip_cycles"] for r in rows]
-    known = [t for t in trips if t is not None]
-    cls = dict(zip(known, placements(known)))
-    names = {}
-    for c in sorted(set(cls.values())):
-        ts = [t for t in known if cls[t] == c]
-        names[c] = f"trip {min(ts):.0f}-{max(ts):.0f} cycles"
-    return [None if t is None else names[cls[t]] for t in trips]
-
-
 def summary(rows: Sequence[dict]) -> list[dict]:
     """Each traffic pattern's rows within the tolerance and its median absolute error, over
     all its rows and for each placement of the CPUs (by the trip before the row's run)."""
@@ -210,6 +153,81 @@ def summary(rows: Sequence[dict]) -> list[dict]:
                         "measured_cycles": [min(r["measured_cycles"] for r in group),
                                             max(r["measured_cycles"] for r in group)]})
     return out
+
+
+def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
+             quick: bool = False, rate_pps: float = 2e6, duration_s: float = 1.0,
+             repeats: int = 3,
+             progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
+    """Estimate beside measurement, one row per NF, traffic pattern and frame size. Each of
+    ``repeats`` runs gets its own estimate, priced for the CPU placement just before it; the
+    row is the run of median error, with every run's cycles, error and placement beside it."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+    from nfvperf.eo.platform import load_platform
+
+    platform = load_platform(platform_path)
+    table = cases(quick)
+    unknown = [n for n in nfs if n not in table]
+    if unknown:
+        raise InputError(", ".join(table), unknown[0], field="nfs")
+    jobs = [(nf, t, size) for nf in nfs for t in table[nf] for size in frame_sizes
+            if size >= t.min_frame]
+    rows = []
+    for i, (nf, traffic, size) in enumerate(jobs):
+        if progress:
+            progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
+        model = load_nf(nf)
+        runs = []
+        for _ in range(repeats):
+            placed, ratio, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
+            m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
+            # priced at the bursts the NF took (how many of its lookups were in flight)
+            rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params,
+                                burst=max(1.0, m["batch_mean"]))
+            m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \
+                if traffic.path else rows_est[-1]
+            m["ratio"], m["trip"] = ratio, trip
+            m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
+                / m["loop_cycles"]
+            runs.append(m)
+        m = sorted(runs, key=lambda r: r["error_pct"])[len(runs) // 2]   # the median error
+        est = m["estimate"]
+        top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
+        rows.append({
+            "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
+            "platform": platform.name,
+            "memory_stalls": platform.conventions.memory_stalls,
+            "estimated_cycles": est.cycles_per_packet,
+            "measured_cycles": m["loop_cycles"],
+            "measured_handler_cycles": m["handler_cycles"],
+            "estimated_mpps": est.cpu_bound_pps_per_core / 1e6,
+            "measured_mpps": m["tsc_hz"] / m["loop_cycles"] / 1e6,
+            "error_pct": m["error_pct"],
+            "estimated_dram_accesses": est.dram_accesses_per_packet,
+            "estimated_throughput_mpps": est.throughput_pps / 1e6,
+            "bottleneck": est.bottleneck,
+            "top_eos": [{"eo": line.operation.text, "cycles": line.cost.cycles}
+                        for line in top],
+            "batch_mean": m["batch_mean"], "packets": m["rx"],
+            "dropped_by_nf": m["dropped_by_nf"], "delivered": m["delivered"],
+            "measured_cycles_runs": [round(r["loop_cycles"], 1) for r in runs],
+            "error_pct_runs": [round(r["error_pct"], 1) for r in runs],
+            "measured_cycles_mean": m["loop_cycles_mean"],
+            # the core-to-core trip before each run, against calibration (1.0: the same
+            # placement; the estimate of that run is re-priced with it; None: unknown)
+            "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
+                                for r in runs],
+            # the one-way core-to-core trip before this row's run, in cycles (summary() groups
+            # the rows by it)
+            "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
+        })
+        causes = gap(rows[-1], m["ratio"])
+        rows[-1]["gap_causes"] = list(causes)
+        rows[-1]["gap"] = gap_text(causes, m["ratio"])
+    if progress:
+        progress("done", len(jobs), len(jobs))
+    return rows
 
 
 #: beyond this share, the estimate and the measurement disagree (25 %: the validation's target)

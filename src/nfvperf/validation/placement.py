@@ -1,0 +1,67 @@
+"""Where a virtual machine's CPUs are placed: the trip of a cache line between the vSwitch's
+CPU and the NF's, measured before each run, the profile re-priced for it, and runs grouped by
+it. The hypervisor moves the two vCPUs between placements (the trip changes by up to 10x,
+every NF's cycles with it), so estimate and measurement must see the same machine, and results
+are reported per placement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+
+class Placement(NamedTuple):
+    """The profile re-priced for the CPUs' placement now, the ratio of the core-to-core trip
+    now to at calibration, and the one-way trip now in cycles (None where unknown)."""
+
+    platform: object
+    ratio: float | None
+    trip_cycles: float | None
+
+
+def as_placed_now(platform, l2_bytes: int) -> Placement:
+    """The profile as the machine is placed now. A virtual machine's CPUs move between
+    placements (the trip between them changes by up to 10x, every NF's cycles with it): the
+    I/O EOs, priced by that trip (l3_access_cycles, see nfvperf calibrate), are re-priced with
+    the trip measured just before the run, so that estimate and measurement see the same
+    machine."""
+    from nfvperf.calibrate.measure import reference_cycles
+
+    cal = (platform.calibration or {}).get("core_to_core")
+    if not cal:
+        return Placement(platform, None, None)
+    now = reference_cycles(l2_bytes)
+    if "core_to_core_burst" not in now:
+        return Placement(platform, None, None)
+    ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
+    cache = platform.cache.model_copy(update={
+        "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
+    return Placement(platform.model_copy(update={"cache": cache}), ratio, now["core_to_core"])
+
+
+#: runs whose core-to-core trips differ by more than this factor were placed differently
+PLACEMENT_STEP = 2.0
+
+
+def placements(trips: Sequence[float]) -> list[int]:
+    """The placement class of each trip: trips sorted, a new class wherever one is more than
+    PLACEMENT_STEP times the one below it (0: the nearest)."""
+    order = sorted(set(trips))
+    cls, edges = 0, {}
+    for i, t in enumerate(order):
+        if i and t > PLACEMENT_STEP * order[i - 1]:
+            cls += 1
+        edges[t] = cls
+    return [edges[t] for t in trips]
+
+
+def placement_labels(rows: Sequence[dict]) -> list[str | None]:
+    """Each row's placement class, named by its trips ("trip 78-98 cycles"); None unknown."""
+    trips = [r["trip_cycles"] for r in rows]
+    known = [t for t in trips if t is not None]
+    cls = dict(zip(known, placements(known)))
+    names = {}
+    for c in sorted(set(cls.values())):
+        ts = [t for t in known if cls[t] == c]
+        names[c] = f"trip {min(ts):.0f}-{max(ts):.0f} cycles"
+    return [None if t is None else names[cls[t]] for t in trips]
