@@ -306,30 +306,26 @@ def _operation(item: Operation, where: tuple, doc: Document, variables: set[str]
         missing = [name for name in wanted if name not in raw_args]
         if missing:
             raise doc.error(where, f"parameter {missing[0]} of {spec.name}", None)
-    exprs = {}
-    for param in spec.params:
-        value = raw_args[param.name]
-        at = where if isinstance(item, str) else where + (param.name,)
-        try:
-            expr = Expr.parse(value)
-        except ExprError as exc:
-            raise doc.error(at, f"{exc} in {spec.name} argument {param.name}", value) from None
-        unknown = sorted(expr.variables - variables)
-        if unknown:
-            raise doc.error(at, f"a known variable ({', '.join(sorted(variables))})", unknown[0])
-        exprs[param.name] = expr
+    exprs = {p.name: _expr(raw_args[p.name], where if isinstance(item, str) else
+                           where + (p.name,), f"{spec.name} argument {p.name}", doc, variables)
+             for p in spec.params}
     keys = options.get("keys")
     if keys is not None:
-        try:
-            keys = Expr.parse(keys)
-        except ExprError as exc:
-            raise doc.error(where, f"{exc} in {spec.name} option keys", keys) from None
-        unknown = sorted(keys.variables - variables)
-        if unknown:
-            raise doc.error(where, f"a known variable ({', '.join(sorted(variables))})",
-                            unknown[0])
+        keys = _expr(keys, where, f"{spec.name} option keys", doc, variables)
     return OperationLine(spec, exprs, doc.file, doc.line(where), format_path(where),
                          options.get("access"), keys)
+
+
+def _expr(value: Any, at: tuple, what: str, doc: Document, variables: set[str]) -> Expr:
+    """An EO's argument or option as an expression over the model's variables."""
+    try:
+        expr = Expr.parse(value)
+    except ExprError as exc:
+        raise doc.error(at, f"{exc} in {what}", value) from None
+    unknown = sorted(expr.variables - variables)
+    if unknown:
+        raise doc.error(at, f"a known variable ({', '.join(sorted(variables))})", unknown[0])
+    return expr
 
 
 #: options of the EOs on tables, after their arguments: ``ht_lookup(1, 12, 2M, 0, keys=hosts,
