@@ -25,10 +25,9 @@ from nfvperf.validation.dataplane import TOLERANCE_PCT, summary
 
 def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
     """The rows' errors had the estimate kept DRAM in the paper's separate bound."""
-    from nfvperf.eo.estimate import estimate
-    from nfvperf.eo.model import load_nf
     from nfvperf.eo.platform import load_platform
-    from nfvperf.validation.dataplane import cases
+    from nfvperf.validation.dataplane import cases, estimate_workload
+    from nfvperf.validation.placement import placed_at
 
     p = load_platform(platform_path)
     p = p.model_copy(update={"conventions": p.conventions.model_copy(
@@ -40,12 +39,8 @@ def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
         w = loads[(r["nf"], r["traffic"])]
         runs = r["error_pct_runs"]
         ratio = r["placement_ratio"][runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))]
-        cache = p.cache.model_copy(update={"l3_access_cycles":
-                                           p.cache.l3_access_cycles * (ratio or 1.0)})
-        est = estimate(load_nf(r["nf"]), p.model_copy(update={"cache": cache}),
-                       frame_bytes=r["packet_size"], params=w.params,
-                       burst=max(1.0, r["batch_mean"]))
-        est = next(e for e in est if e.path == w.path) if w.path else est[-1]
+        est = estimate_workload(r["nf"], w, placed_at(p, ratio), r["packet_size"],
+                                r["batch_mean"])
         out.append({**r, "error_pct": 100 * (est.cycles_per_packet - r["measured_cycles"])
                     / r["measured_cycles"]})
     return out

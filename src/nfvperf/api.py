@@ -32,20 +32,15 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
                          plat.conventions.memory_stalls, field="conventions.memory_stalls")
     if rate_pps is not None and not rate_pps > 0:
         raise InputError("a packet rate > 0", rate_pps, field="--rate-mpps")
+    sharing = Sharing(tuple(Neighbour(b, r) for b, r in neighbours), rate_pps,
+                      plat.cache_l1_l2_bytes) if neighbours else None
     nfs = [load_nf(ref) for ref in models]
     rows: list[Estimate] = []
     for nf in nfs:
         for size in frame_sizes:
-            kw = dict(frame_bytes=size, cores=cores, remote_fraction=remote_fraction,
-                      params=params, burst=burst)
-            if neighbours:
-                alone = estimate(nf, plat, **kw)
-                near = tuple(Neighbour(b, r) for b, r in neighbours)
-                rows += [next(e for e in estimate(nf, plat, **kw, sharing=Sharing(
-                    near, rate_pps or a.cpu_bound_pps_per_core, plat.cache_l1_l2_bytes))
-                    if e.path == a.path) for a in alone]
-            else:
-                rows += estimate(nf, plat, **kw)
+            rows += estimate(nf, plat, frame_bytes=size, cores=cores,
+                             remote_fraction=remote_fraction, params=params, burst=burst,
+                             sharing=sharing)
     return rows
 
 

@@ -88,6 +88,9 @@ RemoteOpt = Annotated[float, typer.Option(
 BurstOpt = Annotated[float, typer.Option(
     "--burst", help="Packets the NF handles together: its bulk table lookups in flight at once "
     "(read where the profile counts memory stalls in cycles).")]
+NeighbourOpt = Annotated[Optional[list[str]], typer.Option(
+    "--neighbour", help="BYTES@LINES_PER_S of a process on a core that shares this one's "
+    "last-level cache, e.g. '64MiB@3e7' (repeatable; nfvp-calibrate --hog reports one's).")]
 PlotOpt = Annotated[Optional[Path], typer.Option(
     "--plot", help="Also draw the result as a PNG file.", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Say nothing but the results.")]
@@ -242,3 +245,21 @@ def renamed(old: str, new: str) -> None:
 
     warnings.warn(f"`nfvperf {old}` is now `nfvperf {new}`; the old spelling goes in the "
                   "next release", RenamedWarning, stacklevel=2)
+
+
+def neighbours(specs: list[str] | None) -> list[tuple[float, float]] | None:
+    """--neighbour BYTES@LINES_PER_S, each as (bytes, lines a second)."""
+    from nfvperf.errors import InputError
+    from nfvperf.units import parse_bytes
+
+    out = []
+    for spec in specs or ():
+        size, at, rate = spec.partition("@")
+        try:
+            lines = float(rate)
+        except ValueError:
+            lines = -1.0
+        if not at or not lines > 0:
+            raise InputError("BYTES@LINES_PER_S such as 64MiB@3e7", spec, field="--neighbour")
+        out.append((parse_bytes(size, field="--neighbour"), lines))
+    return out or None

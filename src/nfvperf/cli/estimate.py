@@ -7,11 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from nfvperf.cli.common import (DEFAULT_PLATFORM, BurstOpt, Format, FormatOpt, NeighbourOpt,
+                                OutOpt, PaperUnitsOpt, ParamOpt, PlatformOpt, PlotOpt, QuietOpt,
+                                RemoteOpt, app, emit, frame_sizes, model_params, neighbours,
+                                save_plot, set_quiet)
 from nfvperf.limits import NF_MAX_BURST
-
-from nfvperf.cli.common import (DEFAULT_PLATFORM, BurstOpt, Format, FormatOpt, OutOpt, PaperUnitsOpt,
-                                ParamOpt, PlatformOpt, PlotOpt, QuietOpt, RemoteOpt, app, emit,
-                                frame_sizes, model_params, save_plot, set_quiet)
 
 
 class ListWhat(str, Enum):
@@ -77,29 +77,6 @@ def estimate(
         from nfvperf.plots import throughput_vs_frame
 
         save_plot(throughput_vs_frame, rows, plot)
-
-
-NeighbourOpt = Annotated[Optional[list[str]], typer.Option(
-    "--neighbour", help="BYTES@LINES_PER_S of a process on a core that shares this one's "
-    "last-level cache, e.g. '64MiB@3e7' (repeatable; nfvp-calibrate --hog reports one's).")]
-
-
-def neighbours(specs: list[str] | None) -> list[tuple[float, float]] | None:
-    """--neighbour BYTES@LINES_PER_S, each as (bytes, lines a second)."""
-    from nfvperf.errors import InputError
-    from nfvperf.units import parse_bytes
-
-    out = []
-    for spec in specs or ():
-        size, at, rate = spec.partition("@")
-        try:
-            lines = float(rate)
-        except ValueError:
-            lines = -1.0
-        if not at or not lines > 0:
-            raise InputError("BYTES@LINES_PER_S such as 64MiB@3e7", spec, field="--neighbour")
-        out.append((parse_bytes(size, field="--neighbour"), lines))
-    return out or None
 
 
 @app.command()

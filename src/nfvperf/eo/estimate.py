@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
-from nfvperf.eo.memory import TABLE_EOS, Hierarchy, Sharing, Stall, stalls
+from nfvperf.eo.memory import TABLE_EOS, Hierarchy, Sharing, Stall, capped, stalls
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
@@ -154,9 +154,10 @@ def estimate(
         flight at once, where the profile counts memory stalls in cycles (the data plane's
         NFs take up to 32; a saturated NF takes that many).
     sharing
-        Neighbours on cores that share this one's last-level cache, and the NF's packet rate:
-        their lines lengthen the reuse distances of the NF's tables (memory stalls in cycles
-        only; :class:`nfvperf.eo.memory.Sharing`).
+        Neighbours on cores that share this one's last-level cache, and the NF's packet rate
+        (None: the path saturated, at its CPU bound without them): their lines lengthen the
+        reuse distances of the NF's tables (memory stalls in cycles only;
+        :class:`nfvperf.eo.memory.Sharing`).
     traffic_keys
         Distinct keys the traffic looks up (a chain's flows): no table EO sees more than these,
         whatever its model's ``keys=`` says.
@@ -193,15 +194,20 @@ def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
     for i, op in enumerate(path.operations):
         values = op.evaluate(env, frame_bytes)
         if traffic_keys is not None and op.spec.name in TABLE_EOS:
-            values["keys"] = min(values.get("keys", math.inf), traffic_keys)
+            values = capped(values, traffic_keys)
         lines.append(LineCost(i, op, values, op.spec.cost(ctx, values)))
     p = ctx.platform
+    overhead = p.conventions.per_packet_overhead_cycles
     if p.conventions.memory_stalls == "cycles":
-        waits = stalls([(line.index, line.operation.spec.name, line.values,
-                         nf.access_of(line.operation)) for line in lines],
-                       hierarchy(p), burst, int(p.cache.line_bytes), sharing)
+        items = [(line.index, line.operation.spec.name, line.values,
+                  nf.access_of(line.operation)) for line in lines]
+        h, line_bytes = hierarchy(p), int(p.cache.line_bytes)
+        if sharing is not None and sharing.rate_pps is None:    # saturated: its own bound
+            alone = sum(w.cycles for w in stalls(items, h, burst, line_bytes).values())
+            busy = sum(line.cost.cycles for line in lines) + alone + overhead
+            sharing = replace(sharing, rate_pps=p.cpu.clock_hz / busy)
+        waits = stalls(items, h, burst, line_bytes, sharing)
         lines = [replace(line, stall=waits.get(line.index)) for line in lines]
-    overhead = ctx.platform.conventions.per_packet_overhead_cycles
     cycles = sum(line.cycles for line in lines) + overhead
     dram = sum(line.cost.dram_accesses for line in lines)
     return _bounds(nf.name, path.name, ctx.platform, frame_bytes, cores, ctx.remote_fraction,

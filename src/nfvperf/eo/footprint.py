@@ -22,7 +22,7 @@ lookup reads.
 from __future__ import annotations
 
 from nfvperf.eo.costs import DFA_STATE_BYTES
-from nfvperf.eo.memory import structures
+from nfvperf.eo.memory import capped, structures
 
 
 def working_set_bytes(lines, keys: int, line_bytes: int) -> float:
@@ -46,5 +46,5 @@ def _tables(lines, keys: int, line_bytes: int):
             whole = v["states"] * DFA_STATE_BYTES
             yield whole, min(v["b"] * line_bytes, whole)
             continue
-        for s in structures(line.index, name, {**v, "keys": keys}, line_bytes):
+        for s in structures(line.index, name, capped(v, keys), line_bytes):
             yield s.lines * line_bytes, s.reads * line_bytes

@@ -117,6 +117,12 @@ def structures(index: int, name: str, v: dict[str, float], line_bytes: int) -> l
     return []
 
 
+def capped(v: dict[str, float], keys: float) -> dict[str, float]:
+    """A table EO's arguments ``v`` with no more than ``keys`` distinct keys: the traffic's
+    keys bound what the model's ``keys=`` (or, without it, the whole table) says."""
+    return {**v, "keys": min(v.get("keys", math.inf), keys)}
+
+
 def reuse_distance_bytes(mine: Structure, every: Sequence[Structure], line_bytes: int) -> float:
     """The bytes the NF reads between two uses of one of ``mine``'s lines (see the module)."""
     return line_bytes * sum(s.lines * min(1.0, s.reuse / mine.reuse) for s in every)
@@ -178,7 +184,8 @@ class Sharing:
     long a line of its waits between uses) and the bytes of its own core's private caches."""
 
     neighbours: tuple[Neighbour, ...]
-    rate_pps: float
+    #: None: the NF saturated, at its CPU bound without the neighbours
+    rate_pps: float | None
     private_bytes: float
 
 
@@ -209,13 +216,13 @@ def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: H
         out.setdefault(s.line, []).append((s, distance, beyond))
     result = {}
     for i, parts in out.items():
-        k = burst if mode[i] == "bulk" else 1.0
-        ov = hierarchy.overlap(k) if mode[i] == "bulk" else hierarchy.serial_overlap
-        n = {id(s): s.reads if mode[i] == "bulk" else s.waits for s, _, _ in parts}
-        cycles = sum(n[id(s)] * beyond for s, _, beyond in parts) / ov
-        terms = " + ".join(f"{n[id(s)]:g}·{beyond:.0f} ({s.name}, {_size(d)})"
-                           for s, d, beyond in parts)
-        how = f"{mode[i]} ×{k:g}: ÷{ov:.1f}" if mode[i] == "bulk" else "serial"
+        bulk = mode[i] == "bulk"
+        ov = hierarchy.overlap(burst) if bulk else hierarchy.serial_overlap
+        counted = [(s.reads if bulk else s.waits, s, d, beyond) for s, d, beyond in parts]
+        cycles = sum(n * beyond for n, _, _, beyond in counted) / ov
+        terms = " + ".join(f"{n:g}·{beyond:.0f} ({s.name}, {_size(d)})"
+                           for n, s, d, beyond in counted)
+        how = f"bulk ×{burst:g}: ÷{ov:.1f}" if bulk else "serial"
         result[i] = Stall(cycles, f"stall ({terms})/{ov:.1f} [{how}]" if ov != 1
                           else f"stall {terms} [{how}]")
     return result

@@ -107,10 +107,8 @@ def validate(platform_path: str, nfs: Sequence[str], *, neighbours: Sequence[int
 def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: float,
          duration_s: float, dram: float) -> dict:
     """One run of ``nf`` beside ``k`` neighbours: measured and predicted cycles a packet."""
-    from nfvperf.eo.estimate import estimate
     from nfvperf.eo.memory import Neighbour, Sharing
-    from nfvperf.eo.model import load_nf
-    from nfvperf.validation.dataplane import measure
+    from nfvperf.validation.dataplane import estimate_workload, measure
     from nfvperf.validation.placement import as_placed_now
 
     placed, _, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
@@ -124,9 +122,7 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
     sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)
                       if shared else (), max(m["rx"] / duration_s, 1.0),
                       placed.cache_l1_l2_bytes)
-    est = estimate(load_nf(nf), placed, frame_bytes=size, params=w.params,
-                   burst=max(1.0, m["batch_mean"]), sharing=sharing)
-    est = next(e for e in est if e.path == w.path) if w.path else est[-1]
+    est = estimate_workload(nf, w, placed, size, m["batch_mean"], sharing)
     return {"measured": m["loop_cycles"], "predicted": est.cycles_per_packet, "trip": trip,
             "shared": shared, "loads_per_s": [r["loads_per_s"] for r in rates]}
 

@@ -128,14 +128,24 @@ def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
             "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
 
 
+def estimate_workload(nf: str, traffic: Workload, platform, frame_bytes: int,
+                      batch_mean: float, sharing=None):
+    """The estimate of ``nf``'s model for ``traffic`` (its params, the path its packets take)
+    at the bursts the NF took (how many of its bulk lookups were in flight)."""
+    from nfvperf.eo.estimate import estimate
+    from nfvperf.eo.model import load_nf
+
+    rows = estimate(load_nf(nf), platform, frame_bytes=frame_bytes, params=traffic.params,
+                    burst=max(1.0, batch_mean), sharing=sharing)
+    return next(r for r in rows if r.path == traffic.path) if traffic.path else rows[-1]
+
+
 def summary(rows: Sequence[dict]) -> list[dict]:
     """Each traffic pattern's rows within the tolerance and its median absolute error, over
     all its rows and for each placement of the CPUs (by the trip before the row's run)."""
     import statistics
 
-    labels = placement_labels(rows)
-    order = sorted(set(x for x in labels if x is not None),
-                   key=lambda x: float(x.split()[1].split("-")[0]))
+    labels, order = placement_labels(rows)
     out = []
     for (nf, traffic) in dict.fromkeys((r["nf"], r["traffic"]) for r in rows):
         mine = [(r, lab) for r, lab in zip(rows, labels)
@@ -162,8 +172,6 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     """Estimate beside measurement, one row per NF, traffic pattern and frame size. Each of
     ``repeats`` runs gets its own estimate, priced for the CPU placement just before it; the
     row is the run of median error, with every run's cycles, error and placement beside it."""
-    from nfvperf.eo.estimate import estimate
-    from nfvperf.eo.model import load_nf
     from nfvperf.eo.platform import load_platform
 
     platform = load_platform(platform_path)
@@ -177,23 +185,18 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     for i, (nf, traffic, size) in enumerate(jobs):
         if progress:
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
-        model = load_nf(nf)
         runs = []
         for _ in range(repeats):
             placed, ratio, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
             m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
-            # priced at the bursts the NF took (how many of its lookups were in flight)
-            rows_est = estimate(model, placed, frame_bytes=size, params=traffic.params,
-                                burst=max(1.0, m["batch_mean"]))
-            m["estimate"] = next(r for r in rows_est if r.path == traffic.path) \
-                if traffic.path else rows_est[-1]
+            m["estimate"] = estimate_workload(nf, traffic, placed, size, m["batch_mean"])
             m["ratio"], m["trip"] = ratio, trip
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
             runs.append(m)
         m = sorted(runs, key=lambda r: r["error_pct"])[len(runs) // 2]   # the median error
         est = m["estimate"]
-        top = sorted(est.lines, key=lambda line: -line.cost.cycles)[:3]
+        top = sorted(est.lines, key=lambda line: -line.cycles)[:3]
         rows.append({
             "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
             "platform": platform.name,
@@ -207,8 +210,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "estimated_dram_accesses": est.dram_accesses_per_packet,
             "estimated_throughput_mpps": est.throughput_pps / 1e6,
             "bottleneck": est.bottleneck,
-            "top_eos": [{"eo": line.operation.text, "cycles": line.cost.cycles}
-                        for line in top],
+            "top_eos": [{"eo": line.operation.text, "cycles": line.cycles} for line in top],
             "batch_mean": m["batch_mean"], "packets": m["rx"],
             "dropped_by_nf": m["dropped_by_nf"], "delivered": m["delivered"],
             "measured_cycles_runs": [round(r["loop_cycles"], 1) for r in runs],

@@ -34,9 +34,16 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     if "core_to_core_burst" not in now:
         return Placement(platform, None, None)
     ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
+    return Placement(placed_at(platform, ratio), ratio, now["core_to_core"])
+
+
+def placed_at(platform, ratio: float | None):
+    """The profile with the I/O EOs' trip (l3_access_cycles) ``ratio`` times calibration's."""
+    if ratio is None:
+        return platform
     cache = platform.cache.model_copy(update={
         "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
-    return Placement(platform.model_copy(update={"cache": cache}), ratio, now["core_to_core"])
+    return platform.model_copy(update={"cache": cache})
 
 
 #: runs whose core-to-core trips differ by more than this factor were placed differently
@@ -55,8 +62,9 @@ def placements(trips: Sequence[float]) -> list[int]:
     return [edges[t] for t in trips]
 
 
-def placement_labels(rows: Sequence[dict]) -> list[str | None]:
-    """Each row's placement class, named by its trips ("trip 78-98 cycles"); None unknown."""
+def placement_labels(rows: Sequence[dict]) -> tuple[list[str | None], list[str]]:
+    """Each row's placement class, named by its trips ("trip 78-98 cycles"; None unknown), and
+    the names from the nearest placement to the furthest."""
     trips = [r["trip_cycles"] for r in rows]
     known = [t for t in trips if t is not None]
     cls = dict(zip(known, placements(known)))
@@ -64,4 +72,4 @@ def placement_labels(rows: Sequence[dict]) -> list[str | None]:
     for c in sorted(set(cls.values())):
         ts = [t for t in known if cls[t] == c]
         names[c] = f"trip {min(ts):.0f}-{max(ts):.0f} cycles"
-    return [None if t is None else names[cls[t]] for t in trips]
+    return [None if t is None else names[cls[t]] for t in trips], list(names.values())
