@@ -29,6 +29,9 @@ def test_table_nfs_touch_a_few_lines_a_key_up_to_their_table():
     assert working_set_bytes(lines("nat"), 10**7, 64) == 2**17 * (64 // 8 + 16 + 24)
     # the router: a line of DIR-24-8's first table a destination
     assert working_set_bytes(lines("router"), 1000, 64) == 1000 * 64
+    # ... but no more lines than the model says its destinations reach: 65 536 consecutive /24
+    # prefixes share 4 096 lines, 16 a line
+    assert working_set_bytes(lines("router"), 65536, 64) == 4096 * 64
     assert working_set_bytes(lines("forward"), 1000, 64) == 0
 
 
