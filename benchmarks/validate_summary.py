@@ -66,6 +66,10 @@ def validate_table(rows: list[dict], paper: list[dict] | None = None,
     lines.append(f"\n{total} of {len(rows)} rows within {TOLERANCE_PCT} %"
                  + (f" ({sum(abs(r['error_pct']) <= TOLERANCE_PCT for r in paper)} with the "
                     "paper's separate memory bound)." if paper else "."))
+    moves = sum(r.get("placement_moves", 0) for r in rows)
+    if "placement_moves" in rows[0]:
+        lines.append(f"{moves} runs were run again because the vCPUs moved during them; "
+                     f"{sum(not r['placement_held'] for r in rows)} rows never held.")
     return "\n".join(lines)
 
 

@@ -12,12 +12,12 @@ from nfvperf.validation.dataplane import Workload
 
 
 def test_slowdowns_pair_each_run_with_the_run_alone_on_the_same_placement():
-    def run(measured, predicted, trip):
+    def run(measured, predicted, trip, moves=0):
         return {"measured": measured, "predicted": predicted, "trip": trip, "shared": True,
-                "loads_per_s": [1e7]}
+                "loads_per_s": [1e7], "moves": moves}
 
     alone = [run(100, 80, 80), run(100, 80, 85), run(400, 300, 400)]
-    beside = [run(150, 100, 82), run(120, 96, 84), run(100, 90, 84)]
+    beside = [run(150, 100, 82), run(120, 96, 84, moves=2), run(100, 90, 84)]
     w = Workload("t")
     r = _row("a", w, 1, 64, 1 << 20, beside, alone)
     # the third run moved (400 -> 84 cycles a trip): it is not a pair
@@ -26,6 +26,7 @@ def test_slowdowns_pair_each_run_with_the_run_alone_on_the_same_placement():
     assert r["predicted_slowdown_pct"] == pytest.approx(22.5)    # of +25 %, +20 %
     assert r["error_points"] == pytest.approx(-12.5)
     assert r["measured_cycles"] == 120 and r["measured_cycles_runs"] == [150, 120, 100]
+    assert r["placement_moves"] == 2
     lone = _row("a", w, 1, 64, 1 << 20, beside[2:], alone[2:])
     assert lone["paired_runs"] == 0 and lone["error_points"] is None
 

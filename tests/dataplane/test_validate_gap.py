@@ -61,3 +61,29 @@ def test_the_summary_gives_each_pattern_overall_and_per_placement():
     assert s["all"]["measured_cycles"] == [50, 200]
     assert s["trip 80-85 cycles"]["measured_cycles"] == [50, 60]
     assert list(s) == ["all", "trip 80-85 cycles", "trip 400-400 cycles"]
+
+
+def test_a_run_the_vcpus_moved_during_is_run_again(monkeypatch):
+    """A run whose trip after is a placement away from its trip before measured two machines
+    at once: it is thrown away, and the run that held is kept with the placement before it."""
+    from nfvperf.validation import placement
+
+    trips = iter([80, 420, 420, 415, 85, 88])           # before/after of three tries
+    monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
+        platform, None, next(trips)))
+    runs = iter(["moved", "held", "never"])
+    p = placement.placed_run("profile", 1 << 20, lambda: next(runs))
+    assert (p.result, p.retries, p.held, p.placement.trip_cycles) == ("held", 1, True, 420)
+    assert next(trips) == 85                             # the third try was not run
+
+
+def test_a_placement_that_never_holds_keeps_the_last_run_and_says_so(monkeypatch):
+    from nfvperf.validation import placement
+
+    trips = iter([80, 420] * 2)
+    monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
+        platform, None, next(trips)))
+    p = placement.placed_run("profile", 1 << 20, lambda: "run", tries=2)
+    assert (p.retries, p.held) == (1, False)
+    assert placement.moved(80, 170) and not placement.moved(80, 150)
+    assert not placement.moved(None, 400)

@@ -11,7 +11,8 @@ runs, its spread the measured minimum and maximum.
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
 capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``), saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
 spread}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
-measured}, placement_ratio, measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
+measured}, placement_ratio, placement_moves (runs thrown away because the vCPUs
+moved during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
 """
@@ -164,16 +165,18 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
-    from nfvperf.validation.placement import as_placed_now
+    from nfvperf.validation.placement import placed_run
 
-    preds, meas, ratios = [], [], []
+    preds, meas, ratios, moves = [], [], [], 0
     for r in range(runs):
         if progress:
             progress(f"run {r + 1} of {runs}")
-        placed, ratio, _ = as_placed_now(platform, int(platform.cache.l2_bytes))
+        run = placed_run(platform, int(platform.cache.l2_bytes),
+                         lambda: run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
+        ratio, moves = run.placement.ratio, moves + run.retries
         ratios.append(None if ratio is None else round(ratio, 2))
-        meas.append(run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
-        preds.append(predict_chain(spec, placed, options.model_copy(
+        meas.append(run.result)
+        preds.append(predict_chain(spec, run.placement.platform, options.model_copy(
             update={"seed": options.seed + r}), duration_s=duration_s))
     e2e_p, e2e_m = [end_to_end(x) for x in preds], [end_to_end(x) for x in meas]
     inst_p, inst_m = [per_instance(x) for x in preds], [per_instance(x) for x in meas]
@@ -195,6 +198,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         "cdf": {"predicted": cdf([x.latency_hist_us for x in preds]),
                 "measured": cdf([x.latency_hist_us for x in meas])},
         "placement_ratio": ratios,
+        "placement_moves": moves,
         "measured_runs": [end_to_end(x) for x in meas],
     }
 

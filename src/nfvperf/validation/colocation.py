@@ -109,22 +109,27 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
     """One run of ``nf`` beside ``k`` neighbours: measured and predicted cycles a packet."""
     from nfvperf.eo.memory import Neighbour, Sharing
     from nfvperf.validation.dataplane import estimate_workload, measure
-    from nfvperf.validation.placement import as_placed_now
+    from nfvperf.validation.placement import placed_run
 
-    placed, _, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
-    hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
-    try:
-        time.sleep(HOG_LEAD_S if k else 0)
-        m = measure(nf, w, size, rate_pps=rate_pps, duration_s=duration_s)
-    finally:
-        rates = hog_rates(hogs)
+    def beside_hogs():
+        hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
+        try:
+            time.sleep(HOG_LEAD_S if k else 0)
+            m = measure(nf, w, size, rate_pps=rate_pps, duration_s=duration_s)
+        finally:
+            rates = hog_rates(hogs)
+        return m, rates
+
+    (m, rates), placement, moves, _ = placed_run(platform, int(platform.cache.l2_bytes),
+                                                 beside_hogs)
+    placed, trip = placement.platform, placement.trip_cycles
     shared = trip is not None and trip < SHARED_TRIP_SHARE * dram
     sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)
                       if shared else (), max(m["rx"] / duration_s, 1.0),
                       placed.cache_l1_l2_bytes)
     est = estimate_workload(nf, w, placed, size, m["batch_mean"], sharing)
     return {"measured": m["loop_cycles"], "predicted": est.cycles_per_packet, "trip": trip,
-            "shared": shared, "loads_per_s": [r["loads_per_s"] for r in rates]}
+            "moves": moves, "shared": shared, "loads_per_s": [r["loads_per_s"] for r in rates]}
 
 
 def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
@@ -151,5 +156,7 @@ def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
             "neighbour_loads_per_s": mid["loads_per_s"],
             "measured_cycles_runs": [r["measured"] for r in runs],
             "paired_runs": len(pairs),
+            # runs thrown away because the vCPUs moved during them
+            "placement_moves": sum(r["moves"] for r in runs),
             "measured_slowdown_pct": measured, "predicted_slowdown_pct": predicted,
             "error_points": None if measured is None else predicted - measured}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
-from nfvperf.validation.placement import PLACEMENT_STEP, as_placed_now, placement_labels
+from nfvperf.validation.placement import PLACEMENT_STEP, placed_run, placement_labels
 
 
 @dataclass(frozen=True)
@@ -187,10 +187,13 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
         runs = []
         for _ in range(repeats):
-            placed, ratio, trip = as_placed_now(platform, int(platform.cache.l2_bytes))
-            m = measure(nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s)
-            m["estimate"] = estimate_workload(nf, traffic, placed, size, m["batch_mean"])
-            m["ratio"], m["trip"] = ratio, trip
+            p = placed_run(platform, int(platform.cache.l2_bytes), lambda: measure(
+                nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s))
+            m = p.result
+            m["estimate"] = estimate_workload(nf, traffic, p.placement.platform, size,
+                                              m["batch_mean"])
+            m["ratio"], m["trip"] = p.placement.ratio, p.placement.trip_cycles
+            m["moved"], m["held"] = p.retries, p.held
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
             runs.append(m)
@@ -223,6 +226,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # the one-way core-to-core trip before this row's run, in cycles (summary() groups
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
+            # runs thrown away because the vCPUs moved during them, and whether this row's
+            # run held its placement throughout (False: it moved on every try)
+            "placement_moves": sum(r["moved"] for r in runs),
+            "placement_held": m["held"],
         })
         causes = gap(rows[-1], m["ratio"])
         rows[-1]["gap_causes"] = list(causes)

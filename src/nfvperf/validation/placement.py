@@ -6,8 +6,10 @@ are reported per placement."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Generic, NamedTuple, TypeVar
+
+T = TypeVar("T")
 
 
 class Placement(NamedTuple):
@@ -48,6 +50,44 @@ def placed_at(platform, ratio: float | None):
 
 #: runs whose core-to-core trips differ by more than this factor were placed differently
 PLACEMENT_STEP = 2.0
+
+
+def moved(before: float | None, after: float | None) -> bool:
+    """Whether the CPUs were placed differently after a run than before it (their trips more
+    than PLACEMENT_STEP apart); False where either is unknown."""
+    if before is None or after is None:
+        return False
+    return max(before, after) > PLACEMENT_STEP * min(before, after)
+
+
+#: runs of one measurement at most: the hypervisor moves the vCPUs every few seconds here
+PLACED_TRIES = 4
+
+
+class PlacedRun(NamedTuple, Generic[T]):
+    """A run on a placement that held: what it returned, the placement before it, the runs
+    thrown away because the placement moved during them, and whether the last one held."""
+
+    result: T
+    placement: Placement
+    retries: int
+    held: bool
+
+
+def placed_run(platform, l2_bytes: int, run: Callable[[], T],
+               tries: int = PLACED_TRIES) -> PlacedRun[T]:
+    """``run()`` on a placement that held through it. The trip is measured before and after;
+    a run during which the vCPUs moved (the trips a placement apart) measured two machines at
+    once, matches no estimate, and is run again, up to ``tries`` times (the last is kept,
+    ``held`` False). A move and back within one run goes unseen: the median of several runs
+    absorbs it."""
+    for i in range(tries):
+        before = as_placed_now(platform, l2_bytes)
+        result = run()
+        after = as_placed_now(platform, l2_bytes)
+        if not moved(before.trip_cycles, after.trip_cycles):
+            return PlacedRun(result, before, i, True)
+    return PlacedRun(result, before, tries - 1, False)
 
 
 def placements(trips: Sequence[float]) -> list[int]:
