@@ -178,20 +178,64 @@ fail:
 	return rc;
 }
 
+/* Scans of n bytes one after another, each from the start state, as a payload scanner takes
+ * packets (with the IDS's match flag a state): a scan's loads depend on one another, but the
+ * next packet's do not depend on this one's, so short scans of consecutive packets overlap in
+ * the core and long ones wait on every byte. Cycles per byte. */
+static void
+dfa_by_length(FILE *f, const struct nfvp_cal_opts *o, const uint16_t *delta,
+	      const uint8_t *match, const uint8_t *text, size_t text_mask)
+{
+	static const unsigned int lens[] = { 8, 16, 32, 64, 128, 256, 1024 };
+	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
+	double v[CAL_MAX_REPS];
+	unsigned int l, r, hit = 0;
+
+	fprintf(f, "\"dfa_by_length\": [");
+	for (l = 0; l < RTE_DIM(lens); l++) {
+		uint64_t scans = bytes / lens[l];
+
+		for (r = 0; r < o->reps; r++) {
+			t0 = rte_rdtsc_precise();
+			for (k = 0; k < scans; k++) {
+				const uint8_t *p = text + ((k * 64) & text_mask);
+				unsigned int j, s = 0;
+
+				for (j = 0; j < lens[l]; j++) {
+					s = delta[(size_t)s * 256 + p[j]];
+					hit |= match[s];
+				}
+			}
+			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)(scans * lens[l]);
+		}
+		fprintf(f, "%s{\"bytes\": %u, ", l ? ", " : "", lens[l]);
+		nfvp_cal_print_stat(f, "cycles_per_byte", v, o->reps);
+		fprintf(f, "}");
+	}
+	nfvp_cal_sink += hit;
+	fprintf(f, "], ");
+}
+
 /* A DFA walk as a payload scanner does it (the IDS's Aho-Corasick automaton): per byte, the
  * next state from a table of 256 two-byte transitions a state, each load depending on the one
  * before. Random tables of 64, 1024 and 8192 states (32 KB, 512 KB, 4 MB), over 16 KB of
- * random bytes. Cycles per byte. */
+ * random bytes. Cycles per byte; then scans by length over the 64-state table. */
 int
 nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 {
 	static const unsigned int states[] = { 64, 1024, 8192 };
-	static uint8_t text[16384];
+	/* 16 KB to walk, and the longest scan by length past its last start */
+	static uint8_t text[16384 + 1024];
+	static uint8_t match[64];
 	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
+	uint16_t *smallest = NULL;
 	double v[CAL_MAX_REPS];
 	unsigned int t, r, s = 0;
 
 	nfvp_cal_fill_random(text, sizeof(text));
+	nfvp_cal_fill_random(match, sizeof(match));
+	for (t = 0; t < sizeof(match); t++)
+		match[t] = match[t] < 4;   /* a few states end a signature */
 	fprintf(f, "\"dfa\": [");
 	for (t = 0; t < RTE_DIM(states); t++) {
 		uint16_t *delta = malloc((size_t)states[t] * 256 * sizeof(*delta));
@@ -199,6 +243,7 @@ nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 
 		if (delta == NULL) {
 			fprintf(stderr, CAL_NAME ": DFA of %u states: no memory\n", states[t]);
+			free(smallest);
 			return -ENOMEM;
 		}
 		for (i = 0; i < (uint64_t)states[t] * 256; i++)
@@ -206,16 +251,21 @@ nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 		for (r = 0; r < o->reps; r++) {
 			t0 = rte_rdtsc_precise();
 			for (k = 0; k < bytes; k++)
-				s = delta[(size_t)s * 256 + text[k & (sizeof(text) - 1)]];
+				s = delta[(size_t)s * 256 + text[k & 16383]];
 			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)bytes;
 		}
 		nfvp_cal_sink += s;
-		free(delta);
 		fprintf(f, "%s{\"states\": %u, ", t ? ", " : "", states[t]);
 		nfvp_cal_print_stat(f, "cycles_per_byte", v, o->reps);
 		fprintf(f, "}");
+		if (t == 0)
+			smallest = delta;
+		else
+			free(delta);
 	}
 	fprintf(f, "], ");
+	dfa_by_length(f, o, smallest, match, text, 16383);
+	free(smallest);
 	nfvp_cal_progress("DFA scan");
 	return 0;
 }

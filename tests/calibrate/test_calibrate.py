@@ -41,6 +41,8 @@ def synthetic():
         "inc_checksum": [{"words": w, "cycles": stat(3 + 0.25 * w)} for w in (1, 2, 4, 8)],
         "dfa": [{"states": n, "cycles_per_byte": stat(c)} for n, c in ((64, 5), (1024, 7),
                                                                         (8192, 20))],
+        "dfa_by_length": [{"bytes": n, "cycles_per_byte": stat(c)}
+                          for n, c in ((8, 2.0), (64, 4.0), (1024, 5.0))],
         "copy": [{"bytes": 64, "cycles": stat(8.0)}],
         "overlap": {"bytes": 256 << 20, "loads": [
             {"in_flight": k, "cycles": stat(c)} for k, c in ((1, 240), (8, 40), (32, 15))]},
@@ -80,6 +82,9 @@ def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_js
     assert p.memory.load_latency[-1].bytes == 256 << 20
     assert p.memory.load_latency[-1].cycles == 240
     assert p.conventions.memory_stalls == "cycles"
+    # DFA scans by length, medians: what dfa_scan reads before the one long walk
+    assert [(q.bytes, q.cycles_per_byte) for q in p.instructions.dfa_scan_by_length] == [
+        (8, 2.0), (64, 4.0), (1024, 5.0)]
 
 
 def test_a_calibration_without_the_overlap_probe_keeps_the_papers_memory_bound(tmp_path):

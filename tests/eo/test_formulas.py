@@ -212,3 +212,19 @@ def test_dfa_scan_costs_a_dependent_load_per_byte(si_platform):
     measured = si_platform.model_copy(update={"instructions": si_platform.instructions
                                               .model_copy(update={"dfa_step_cycles": 3.5})})
     assert cycles(1024, measured) == 3500
+    # measured by the length of one packet's scan: short scans of consecutive packets overlap
+    # in the core (their loads do not depend on one another), so a byte costs less
+    from nfvperf.eo.platform import ScanPoint
+
+    by_length = measured.model_copy(update={"instructions": measured.instructions.model_copy(
+        update={"dfa_scan_by_length": [ScanPoint(bytes=16, cycles_per_byte=2.0),
+                                       ScanPoint(bytes=256, cycles_per_byte=6.0)]})})
+    assert cycles(1024, by_length) == 6000                      # beyond the longest: its cost
+
+    def scan(b):
+        nf = parse_nf(f'name: x\ndescription: d\noperations: ["dfa_scan({b}, 64)"]\n')
+        return estimate(nf, by_length)[0].lines[0].cost.cycles
+
+    assert scan(8) == 16                                        # below the shortest: its cost
+    assert scan(64) == pytest.approx(64 * 4.0)                  # log-linear between the two
+    assert scan(16) < scan(64) / 4 < scan(256) / 16

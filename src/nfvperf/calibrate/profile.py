@@ -196,6 +196,21 @@ def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:
     }
 
 
+def _scans(d: dict) -> str:
+    """instructions.dfa_scan_by_length: DFA scans of n bytes one packet after another, the
+    medians with their spread ("" where not measured)."""
+    pts = d.get("dfa_by_length")
+    if not pts:
+        return ""
+    out = ["  # dfa_scan by the bytes a scan reads, one packet's scan after another (short ones",
+           "  # overlap in the core): cycles a byte over a DFA in L1", "  dfa_scan_by_length:"]
+    out += [f"    - {{bytes: {p['bytes']}, cycles_per_byte: "
+            f"{p['cycles_per_byte']['median']:.2f}}}{'':<4}"
+            f"# {p['cycles_per_byte']['min']:.2f}-{p['cycles_per_byte']['max']:.2f}"
+            for p in pts]
+    return "\n" + "\n".join(out)
+
+
 def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped",
                  dataplane: dict | None = None) -> str:
     """The profile as YAML text, commented: what was measured, how, and its spread."""
@@ -214,7 +229,8 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
 
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
-                             "lpm", "checksum", "inc_checksum", "dfa", "copy", "overlap",
+                             "lpm", "checksum", "inc_checksum", "dfa", "dfa_by_length", "copy",
+                             "overlap",
                              "core_to_core")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -267,7 +283,7 @@ instructions:
 {row('checksum_fixed_cycles', 'checksum_fixed_cycles')}
 {row('inc_checksum_cycles_per_word', 'inc_checksum_cycles_per_word')}
 {row('inc_checksum_fixed_cycles', 'inc_checksum_fixed_cycles')}
-{row('dfa_step_cycles', 'dfa_step_cycles')}
+{row('dfa_step_cycles', 'dfa_step_cycles')}{_scans(d)}
   hash_cycles_per_key_component: 0   # folded into hash_lookup_cycles (rte_hash measured whole)
 {row('hash_lookup_cycles', 'hash_lookup_cycles')}
   hash_store_cycles: 5                # paper: cache store per 32 B of entry

@@ -10,6 +10,7 @@ themselves (16-bit checksum words, the DIR-24-8 table shape).
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from nfvperf.eo.platform import Platform
@@ -154,14 +155,39 @@ def _checksum(ctx: MappingContext, b: float, *, accesses: bool) -> Cost:
 DFA_STATE_BYTES = 512
 
 
+def interp(x: float, xs: list[float], ys: list[float]) -> float:
+    """Linear between the points (xs ascending), the end values beyond them. Plain Python:
+    the estimator's commands do not load NumPy."""
+    if x <= xs[0]:
+        return ys[0]
+    if x >= xs[-1]:
+        return ys[-1]
+    i = bisect_right(xs, x)
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def scan_cycles_per_byte(points, nbytes: float) -> float:
+    """Cycles a byte of a scan of ``nbytes``, from scans measured by length: log-linear in the
+    length between them, the end values beyond."""
+    pts = sorted((math.log2(p.bytes), p.cycles_per_byte) for p in points)
+    return interp(math.log2(max(nbytes, 1.0)), [x for x, _ in pts], [y for _, y in pts])
+
+
 def dfa_scan(ctx: MappingContext, a: dict[str, float]) -> Cost:
     """``dfa_scan(b, states)``: b bytes through a DFA (an Aho-Corasick automaton compiled to
     256 transitions a state): one table load per byte, each depending on the one before. Per
-    byte: the profile's measured ``dfa_step_cycles``, else an index ADD and a load from where
-    the table lives (L1, L2, else the L3 access cost). Not one of the paper's EOs."""
+    byte: the profile's measured cost of scans of b bytes one packet after another
+    (``dfa_scan_by_length``: the core overlaps short scans of consecutive packets, whose loads
+    do not depend on one another, and waits on every byte of a long one), else its measured
+    ``dfa_step_cycles`` (one long walk), else an index ADD and a load from where the table
+    lives (L1, L2, else the L3 access cost). Not one of the paper's EOs."""
     p, i = ctx.platform, ctx.platform.instructions
     table = a["states"] * DFA_STATE_BYTES
-    if i.dfa_step_cycles is not None:
+    if i.dfa_scan_by_length is not None:
+        step = scan_cycles_per_byte(i.dfa_scan_by_length, a["b"])
+        how = f"{_n(step)} (scans of {_n(a['b'])} B)"
+    elif i.dfa_step_cycles is not None:
         step, how = i.dfa_step_cycles, _n(i.dfa_step_cycles)
     else:
         load, level = ((p.cache.l1_load_cycles, "L1") if table <= p.cache.l1_bytes else

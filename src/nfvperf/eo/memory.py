@@ -44,11 +44,11 @@ L1; the stall is the latency beyond it.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nfvperf.eo.costs import DIR24_FIRST_BYTES, DIR24_FIRST_ENTRIES, DIR24_SECOND_ENTRIES
+from nfvperf.eo.costs import (DIR24_FIRST_BYTES, DIR24_FIRST_ENTRIES, DIR24_SECOND_ENTRIES,
+                              interp)
 
 #: rte_hash: 8 signatures and key indexes a 64 B bucket; the buckets are the entries rounded up
 #: to a power of two, over 8
@@ -144,7 +144,7 @@ class Hierarchy:
 
     def latency(self, nbytes: float) -> float:
         """Cycles of one load over ``nbytes`` (log-linear between the measured sizes)."""
-        return _interp(math.log2(max(nbytes, 1.0)), self._log_bytes, self._cycles)
+        return interp(math.log2(max(nbytes, 1.0)), self._log_bytes, self._cycles)
 
     @property
     def nearest(self) -> float:
@@ -154,19 +154,7 @@ class Hierarchy:
     def overlap(self, in_flight: float) -> float:
         """How many loads' latency one load's time covers with ``in_flight`` independent loads
         issued together: 1 for one, at most what the core sustained."""
-        return self._per_load[0] / _interp(max(1.0, in_flight), self._k, self._per_load)
-
-
-def _interp(x: float, xs: list[float], ys: list[float]) -> float:
-    """Linear between the points (xs ascending), the end values beyond them. Plain Python:
-    the estimator's commands do not load NumPy."""
-    if x <= xs[0]:
-        return ys[0]
-    if x >= xs[-1]:
-        return ys[-1]
-    i = bisect_right(xs, x)
-    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
-    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        return self._per_load[0] / interp(max(1.0, in_flight), self._k, self._per_load)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,11 @@ class LatencyPoint(FileModel):
     cycles: float = Field(gt=0, description="cycles a load")
 
 
+class ScanPoint(FileModel):
+    bytes: Bytes = Field(description="bytes a scan reads")
+    cycles_per_byte: float = Field(gt=0, description="cycles a byte")
+
+
 class OverlapPoint(FileModel):
     in_flight: int = Field(ge=1, description="loads issued together")
     cycles: float = Field(gt=0, description="cycles a load")
@@ -168,9 +173,20 @@ class Instructions(FileModel):
     dfa_step_cycles: Cycles | None = Field(
         None, description="dfa_scan: cycles per byte through a DFA table in L1, measured; "
         "unset: an index ADD and a load from the table's cache level")
+    dfa_scan_by_length: list[ScanPoint] | None = Field(
+        None, min_length=2, description="dfa_scan: cycles per byte by the bytes a scan reads, "
+        "scans of consecutive packets one after another (short ones overlap in the core), "
+        "measured; read before dfa_step_cycles")
     inc_checksum_fixed_cycles: Cycles = Field(
         0, description="inc_checksum: cycles per update besides its words (the fold), measured; "
         "read only with inc_checksum_cycles_per_word")
+
+    @model_validator(mode="after")
+    def _one_point_per_length(self) -> Instructions:
+        xs = [p.bytes for p in self.dfa_scan_by_length or ()]
+        if len(set(xs)) != len(xs):
+            raise ValueError("dfa_scan_by_length with one point per bytes")
+        return self
 
 
 class Conventions(FileModel):
