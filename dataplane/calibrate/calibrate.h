@@ -47,6 +47,7 @@ int nfvp_cal_hog(FILE *f, size_t bytes, double seconds);
 int nfvp_cal_bench_core_to_core(FILE *f, const struct nfvp_cal_opts *o, unsigned int reps);
 /* tables.c: rte_hash, rte_lpm, a DFA */
 int nfvp_cal_bench_hash(FILE *f, const struct nfvp_cal_opts *o);
+int nfvp_cal_bench_hash_load(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_bench_lpm(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o);
 /* compute.c: checksums, incremental checksums, copies */

@@ -173,16 +173,18 @@ calibrate(const struct nfvp_cal_opts *o)
 	size_t ws;
 
 	/* progress steps: a working set each, writes and write-backs, a hash table each, rte_lpm,
-	 * checksums, the DFA, copies, core to core where there is a second lcore */
+	 * inserts by load, checksums, the DFA, copies, core to core where there is a second
+	 * lcore */
 	for (ws = 4096; ws <= o->max_ws; ws *= 2)
 		steps++;
-	steps += 3 + (o->quick ? 4 : 5) + 1 + 1 + 1 + 1 + (rte_lcore_count() > 1);
+	steps += 3 + (o->quick ? 4 : 5) + 1 + 1 + 1 + 1 + 1 + (rte_lcore_count() > 1);
 	nfvp_cal_progress_init(steps);
 	printf("{\"tsc_hz\": %" PRIu64 ", \"tsc_measured_hz\": %.0f, \"quick\": %s, "
 	       "\"repetitions\": %u, ", rte_get_tsc_hz(), nfvp_cal_measure_tsc_hz(),
 	       o->quick ? "true" : "false", o->reps);
 	if (nfvp_cal_bench_latency(stdout, o) < 0 || nfvp_cal_bench_writes(stdout, o) < 0 ||
-	    nfvp_cal_bench_hash(stdout, o) < 0 || nfvp_cal_bench_lpm(stdout, o) < 0)
+	    nfvp_cal_bench_hash(stdout, o) < 0 || nfvp_cal_bench_hash_load(stdout, o) < 0 ||
+	    nfvp_cal_bench_lpm(stdout, o) < 0)
 		return -1;
 	nfvp_cal_bench_checksum(stdout, o);
 	if (nfvp_cal_bench_dfa(stdout, o) < 0 || nfvp_cal_bench_copy(stdout, o) < 0 ||

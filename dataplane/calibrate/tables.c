@@ -106,6 +106,61 @@ fail:
 	return -ENOMEM;
 }
 
+/* rte_hash_add_key by the table's load: a table of 16384 entries of 16 B keys (its buckets and
+ * keys within L2: the load, not the cache, decides), made as the NFs make theirs (buckets that
+ * overflow into a list), filled from empty to full; the cycles of the inserts of each tenth of
+ * its entries. A fuller table finds its key's two buckets full more often and moves keys (cuckoo
+ * displacement) or chains. */
+int
+nfvp_cal_bench_hash_load(FILE *f, const struct nfvp_cal_opts *o)
+{
+	enum { ENTRIES = 16384, KEY = 16, STEPS = 10 };
+	double v[STEPS][CAL_MAX_REPS];
+	uint8_t *keys = malloc((size_t)ENTRIES * KEY);
+	unsigned int r, s, i;
+	char name[32];
+
+	if (keys == NULL)
+		return -ENOMEM;
+	for (r = 0; r < o->reps; r++) {
+		struct rte_hash_parameters hp = {
+			.name = name, .entries = ENTRIES, .key_len = KEY,
+			.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+			.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+		};
+		struct rte_hash *h;
+
+		snprintf(name, sizeof(name), "calib_load%u", r);
+		h = rte_hash_create(&hp);
+		if (h == NULL) {
+			free(keys);
+			fprintf(stderr, CAL_NAME ": rte_hash of %u entries: no memory\n", ENTRIES);
+			return -ENOMEM;
+		}
+		nfvp_cal_fill_random(keys, (size_t)ENTRIES * KEY);
+		for (s = 0; s < STEPS; s++) {
+			unsigned int lo = ENTRIES * s / STEPS, hi = ENTRIES * (s + 1) / STEPS;
+			uint64_t t0 = rte_rdtsc_precise();
+
+			for (i = lo; i < hi; i++)
+				nfvp_cal_sink += rte_hash_add_key(h, keys + (size_t)i * KEY) < 0;
+			v[s][r] = (double)(rte_rdtsc_precise() - t0) / (hi - lo);
+		}
+		rte_hash_free(h);
+	}
+	free(keys);
+	fprintf(f, "\"hash_insert_by_load\": {\"entries\": %u, \"key_bytes\": %u, \"steps\": [",
+		ENTRIES, KEY);
+	for (s = 0; s < STEPS; s++) {
+		fprintf(f, "%s{\"load\": %.2f, ", s ? ", " : "", (s + 1.0) / STEPS);
+		nfvp_cal_print_stat(f, "insert_cycles", v[s], o->reps);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}, ");
+	nfvp_cal_progress("rte_hash inserts by load");
+	return 0;
+}
+
 static double
 lpm_lookups(struct rte_lpm *lpm, const uint32_t *ips, unsigned int n, uint64_t ops)
 {

@@ -219,6 +219,9 @@ def test_dfa_scan_costs_a_dependent_load_per_byte(si_platform):
     by_length = measured.model_copy(update={"instructions": measured.instructions.model_copy(
         update={"dfa_scan_by_length": [ScanPoint(bytes=16, cycles_per_byte=2.0),
                                        ScanPoint(bytes=256, cycles_per_byte=6.0)]})})
+    assert cycles(1024, by_length) == 3500                      # never dearer than the walk
+    by_length = by_length.model_copy(update={"instructions": by_length.instructions.model_copy(
+        update={"dfa_step_cycles": 6.5})})
     assert cycles(1024, by_length) == 6000                      # beyond the longest: its cost
 
     def scan(b):

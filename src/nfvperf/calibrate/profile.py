@@ -229,9 +229,8 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
 
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
-                             "lpm", "checksum", "inc_checksum", "dfa", "dfa_by_length", "copy",
-                             "overlap",
-                             "core_to_core")
+                             "hash_insert_by_load", "lpm", "checksum", "inc_checksum", "dfa",
+                             "dfa_by_length", "copy", "overlap", "core_to_core")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     pages = "" if d.get("hugepages") else ", without hugepages"
