@@ -43,6 +43,9 @@ def synthetic():
                                                                         (8192, 20))],
         "dfa_by_length": [{"bytes": n, "cycles_per_byte": stat(c)}
                           for n, c in ((8, 2.0), (64, 4.0), (1024, 5.0))],
+        "hash_insert_by_load": {"entries": 16384, "key_bytes": 16, "steps": [
+            {"load": (k + 1) / 10, "insert_cycles": stat(c)}
+            for k, c in enumerate((80, 80, 80, 80, 80, 90, 100, 120, 160, 800))]},
         "copy": [{"bytes": 64, "cycles": stat(8.0)}],
         "overlap": {"bytes": 256 << 20, "loads": [
             {"in_flight": k, "cycles": stat(c)} for k, c in ((1, 240), (8, 40), (32, 15))]},
@@ -82,6 +85,9 @@ def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_js
     assert p.memory.load_latency[-1].bytes == 256 << 20
     assert p.memory.load_latency[-1].cycles == 240
     assert p.conventions.memory_stalls == "cycles"
+    # inserts by the table's load, medians: a fuller table's inserts dearer
+    assert [q.cycles for q in p.instructions.ct_insertion_by_load][-2:] == [160, 800]
+    assert p.instructions.ct_insertion_by_load[0].load == pytest.approx(0.1)
     # DFA scans by length, medians: what dfa_scan reads before the one long walk
     assert [(q.bytes, q.cycles_per_byte) for q in p.instructions.dfa_scan_by_length] == [
         (8, 2.0), (64, 4.0), (1024, 5.0)]

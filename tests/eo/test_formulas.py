@@ -142,6 +142,26 @@ def test_ct_insertion_printed_formula(printed_platform):
     assert (c.cycles, c.dram_accesses) == (math.ceil((4 + 129 + 63 + 15) * 1.5), 2 * 3)
 
 
+def test_ct_insertion_priced_at_its_tables_load_where_inserts_were_measured_by_load(
+        printed_platform):
+    """A calibrated profile's inserts by load scale ct_insertion_cycles (measured in a table
+    filled to half) to the load of the EO's table: its keys= over its max, else full."""
+    from nfvperf.eo.platform import LoadPoint
+
+    i = printed_platform.instructions
+    curve = [LoadPoint(load=x / 10, cycles=c)
+             for x, c in zip(range(1, 11), (100, 100, 100, 100, 100, 110, 120, 140, 200, 900))]
+    p = printed_platform.model_copy(update={"instructions": i.model_copy(
+        update={"ct_insertion_by_load": curve})})
+    plain = cost(printed_platform, "ct_insertion", N=2, HE=14, max=2**21, p=0).cycles
+    half = cost(p, "ct_insertion", N=2, HE=14, max=2**21, p=0, keys=2**20)
+    assert half.cycles == plain and "load 0.5" in half.formula
+    full = cost(p, "ct_insertion", N=2, HE=14, max=2**21, p=0).cycles     # no keys: every entry
+    assert full == math.ceil(plain + 129 * 8)                               # 900 / 100 of 129
+    nine_tenths = cost(p, "ct_insertion", N=2, HE=14, max=1000, p=0, keys=900).cycles
+    assert plain < nine_tenths < full
+
+
 def test_ct_insertion_priced_as_ht_lookup_by_convention(si_platform):
     """Convention C2 of the reproducing profile: ct_insertion(2,14,2M,0) costs 129 + 1."""
     c = cost(si_platform, "ct_insertion", N=2, HE=14, max=2**21, p=0)

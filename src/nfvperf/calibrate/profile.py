@@ -211,6 +211,21 @@ def _scans(d: dict) -> str:
     return "\n" + "\n".join(out)
 
 
+def _inserts(d: dict) -> str:
+    """instructions.ct_insertion_by_load: rte_hash inserts by the table's load, the medians with
+    their spread ("" where not measured)."""
+    m = d.get("hash_insert_by_load")
+    if not m:
+        return ""
+    out = [f"  # rte_hash inserts by the table's load: {m['entries']} entries of "
+           f"{m['key_bytes']} B keys, overflow buckets,", "  # filled from empty, each tenth's "
+           "inserts (load: the share held at its end)", "  ct_insertion_by_load:"]
+    out += [f"    - {{load: {p['load']:.1f}, cycles: {p['insert_cycles']['median']:.1f}}}"
+            f"{'':<4}# {p['insert_cycles']['min']:.1f}-{p['insert_cycles']['max']:.1f}"
+            for p in m["steps"]]
+    return "\n" + "\n".join(out)
+
+
 def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "overlapped",
                  dataplane: dict | None = None) -> str:
     """The profile as YAML text, commented: what was measured, how, and its spread."""
@@ -287,7 +302,7 @@ instructions:
 {row('hash_lookup_cycles', 'hash_lookup_cycles')}
   hash_store_cycles: 5                # paper: cache store per 32 B of entry
   hash_store_granule: 32 B
-{row('ct_insertion_cycles', 'ct_insertion_cycles')}
+{row('ct_insertion_cycles', 'ct_insertion_cycles')}{_inserts(d)}
   ct_write_cycles_per_register: 0     # folded into ct_insertion_cycles
   remote_io_base_cycles: 30           # paper (Sec. 4.2); only read with a second socket
 

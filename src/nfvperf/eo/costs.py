@@ -226,18 +226,41 @@ def ht_lookup(ctx: MappingContext, a: dict[str, float]) -> Cost:
     return _table_op(ctx, base, terms, he, p_coll, in_cache, accesses_per_line=1)
 
 
+#: ct_insertion_cycles is measured in a table filled from empty to half
+MEASURED_INSERT_LOAD = 0.5
+
+
+def insertion_load_factor(points, load: float) -> float:
+    """An insert into a table holding ``load`` of its entries against one as
+    ``ct_insertion_cycles`` was measured (the mean over a fill to half): from the profile's
+    inserts by load, linear between its points, the end values beyond."""
+    pts = sorted((p.load, p.cycles) for p in points)
+    xs, ys = [x for x, _ in pts], [y for _, y in pts]
+    half = [y for x, y in pts if x <= MEASURED_INSERT_LOAD] or ys[:1]
+    return interp(load, xs, ys) / (sum(half) / len(half))
+
+
 def ct_insertion(ctx: MappingContext, a: dict[str, float]) -> Cost:
     """``ct_insertion(N, HE, max, p)``: lookup plus timestamp update (Fig. 5). Printed:
     ⌈(4N + 129 + 7⌈HE/8⌉ + 5⌈HE/32⌉)(1+p)⌉ cycles and 2⌈⌈HE/64⌉(1+p)⌉ accesses; with the
-    ``ct_insertion_formula: ht_lookup`` convention it costs what ``ht_lookup`` does."""
+    ``ct_insertion_formula: ht_lookup`` convention it costs what ``ht_lookup`` does. Where the
+    profile measured inserts by the table's load (``ct_insertion_by_load``), the insert is
+    priced at its table's: the keys the traffic keeps in it (``keys=``, else every entry) over
+    its ``max`` (a fuller table finds both of a key's buckets full more often, and moves keys
+    or chains them)."""
     p, i = ctx.platform, ctx.platform.instructions
     if p.conventions.ct_insertion_formula == "ht_lookup":
         return ht_lookup(ctx, a)
     n, he, p_coll = a["N"], a["HE"], a["p"]
     in_cache = a["max"] * he <= p.cache_l1_l2_bytes
-    base = (i.hash_cycles_per_key_component * n + i.ct_insertion_cycles
+    insert, insert_text = i.ct_insertion_cycles, _n(i.ct_insertion_cycles)
+    if i.ct_insertion_by_load is not None:
+        load = min(1.0, a.get("keys", a["max"]) / max(a["max"], 1.0))
+        factor = insertion_load_factor(i.ct_insertion_by_load, load)
+        insert, insert_text = insert * factor, f"{insert_text}·{_n(factor)} (load {_n(load)})"
+    base = (i.hash_cycles_per_key_component * n + insert
             + i.ct_write_cycles_per_register * _regs(he, p))
-    terms = (f"{_n(i.hash_cycles_per_key_component)}·{_n(n)} + {_n(i.ct_insertion_cycles)} + "
+    terms = (f"{_n(i.hash_cycles_per_key_component)}·{_n(n)} + {insert_text} + "
              f"{_n(i.ct_write_cycles_per_register)}·⌈{_n(he)}/{_n(p.cpu.register_bytes)}⌉")
     return _table_op(ctx, base, terms, he, p_coll, in_cache, accesses_per_line=2)
 

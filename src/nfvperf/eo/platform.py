@@ -88,6 +88,11 @@ class ScanPoint(FileModel):
     cycles_per_byte: float = Field(gt=0, description="cycles a byte")
 
 
+class LoadPoint(FileModel):
+    load: float = Field(gt=0, le=1, description="share of the table's entries held")
+    cycles: float = Field(gt=0, description="cycles an insert")
+
+
 class OverlapPoint(FileModel):
     in_flight: int = Field(ge=1, description="loads issued together")
     cycles: float = Field(gt=0, description="cycles a load")
@@ -180,12 +185,19 @@ class Instructions(FileModel):
     inc_checksum_fixed_cycles: Cycles = Field(
         0, description="inc_checksum: cycles per update besides its words (the fold), measured; "
         "read only with inc_checksum_cycles_per_word")
+    ct_insertion_by_load: list[LoadPoint] | None = Field(
+        None, min_length=2, description="ct_insertion: cycles of an rte_hash insert by the "
+        "share of the table's entries it holds (the inserts of each tenth of a fill), measured; "
+        "scales ct_insertion_cycles (measured in a table filled to half) to the load of the "
+        "EO's table, its keys= over its max")
 
     @model_validator(mode="after")
     def _one_point_per_length(self) -> Instructions:
-        xs = [p.bytes for p in self.dfa_scan_by_length or ()]
-        if len(set(xs)) != len(xs):
-            raise ValueError("dfa_scan_by_length with one point per bytes")
+        for name, pts, key in (("dfa_scan_by_length", self.dfa_scan_by_length, "bytes"),
+                               ("ct_insertion_by_load", self.ct_insertion_by_load, "load")):
+            xs = [getattr(p, key) for p in pts or ()]
+            if len(set(xs)) != len(xs):
+                raise ValueError(f"{name} with one point per {key}")
         return self
 
 
