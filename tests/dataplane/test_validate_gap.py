@@ -3,6 +3,8 @@ report), as cause codes. Pure functions: no data plane needed."""
 
 from __future__ import annotations
 
+import pytest
+
 from nfvperf.validation.dataplane import GAP_CAUSES, gap, gap_text, html_report, summary
 from nfvperf.validation.placement import placements
 
@@ -87,3 +89,27 @@ def test_a_placement_that_never_holds_keeps_the_last_run_and_says_so(monkeypatch
     assert (p.retries, p.held) == (1, False)
     assert placement.moved(80, 170) and not placement.moved(80, 150)
     assert not placement.moved(None, 400)
+
+
+def test_less_shared_cache_now_prices_the_tables_as_larger_working_sets():
+    """The chase over 8 MB just before a run, read against the calibrated latency curve, says how
+    much of the shared cache there is now; the profile is re-priced so that a working set costs
+    what one that many times larger did at calibration. The core's own caches stay as they are."""
+    from nfvperf.eo.platform import LatencyPoint, load_platform
+    from nfvperf.validation.placement import placed_at, shared_cache_scale
+
+    base = load_platform("xeon-e5-2690v2")
+    private = base.cache_l1_l2_bytes
+    curve = [LatencyPoint(bytes=b, cycles=c) for b, c in (
+        (16 << 10, 3), (256 << 10, 10), (4 << 20, 40), (8 << 20, 60), (16 << 20, 340),
+        (64 << 20, 400), (512 << 20, 450))]
+    p = base.model_copy(update={"memory": base.memory.model_copy(update={"load_latency": curve})})
+    assert shared_cache_scale(p, 8 << 20, 60) == pytest.approx(1.0)        # as at calibration
+    assert shared_cache_scale(p, 8 << 20, 200) == pytest.approx(2 ** 0.5)  # halfway to 16 MB
+    assert shared_cache_scale(p, 8 << 20, 40) == pytest.approx(0.5)        # more cache now
+    assert shared_cache_scale(p, 8 << 20, 5000) == 8.0                     # at most 8x
+    now = placed_at(p, None, 2.0)
+    lat = {q.bytes: q.cycles for q in now.memory.load_latency}
+    assert lat[8 << 20] == 340 and lat[4 << 20] == 60                      # shifted by 2x
+    assert lat[16 << 10] == 3 and all(b > private for b in lat if lat[b] >= 40)
+    assert placed_at(p, None, None) is p

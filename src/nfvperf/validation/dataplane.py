@@ -193,6 +193,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             m["estimate"] = estimate_workload(nf, traffic, p.placement.platform, size,
                                               m["batch_mean"])
             m["ratio"], m["trip"] = p.placement.ratio, p.placement.trip_cycles
+            m["cache_scale"] = p.placement.cache_scale
             m["moved"], m["held"] = p.retries, p.held
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
@@ -223,6 +224,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # placement; the estimate of that run is re-priced with it; None: unknown)
             "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
                                 for r in runs],
+            # how many times less shared cache there was before each run than at calibration
+            # (the chase over 8 x L2 against the calibrated latency; its tables priced so)
+            "cache_scale": [None if r["cache_scale"] is None else round(r["cache_scale"], 2)
+                            for r in runs],
             # the one-way core-to-core trip before this row's run, in cycles (summary() groups
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),

@@ -14,11 +14,13 @@ T = TypeVar("T")
 
 class Placement(NamedTuple):
     """The profile re-priced for the CPUs' placement now, the ratio of the core-to-core trip
-    now to at calibration, and the one-way trip now in cycles (None where unknown)."""
+    now to at calibration, the one-way trip now in cycles, and how many times less of the
+    shared cache there is now than at calibration (None where unknown)."""
 
     platform: object
     ratio: float | None
     trip_cycles: float | None
+    cache_scale: float | None = None
 
 
 def as_placed_now(platform, l2_bytes: int) -> Placement:
@@ -36,16 +38,58 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     if "core_to_core_burst" not in now:
         return Placement(platform, None, None)
     ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
-    return Placement(placed_at(platform, ratio), ratio, now["core_to_core"])
+    scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
+    return Placement(placed_at(platform, ratio, scale), ratio, now["core_to_core"], scale)
 
 
-def placed_at(platform, ratio: float | None):
-    """The profile with the I/O EOs' trip (l3_access_cycles) ``ratio`` times calibration's."""
-    if ratio is None:
-        return platform
-    cache = platform.cache.model_copy(update={
-        "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
-    return platform.model_copy(update={"cache": cache})
+def placed_at(platform, ratio: float | None, cache_scale: float | None = None):
+    """The profile with the I/O EOs' trip (l3_access_cycles) ``ratio`` times calibration's,
+    and the load latency beyond the core's own caches that of a shared cache ``cache_scale``
+    times smaller (a working set then costs what one ``cache_scale`` times larger cost at
+    calibration)."""
+    out = platform
+    if ratio is not None:
+        cache = platform.cache.model_copy(update={
+            "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
+        out = out.model_copy(update={"cache": cache})
+    if cache_scale is not None and platform.memory.load_latency is not None:
+        private = platform.cache_l1_l2_bytes
+        pts = [q for q in platform.memory.load_latency if q.bytes <= private] + [
+            q.model_copy(update={"bytes": q.bytes / cache_scale})
+            for q in platform.memory.load_latency
+            if q.bytes > private and q.bytes / cache_scale > private]
+        out = out.model_copy(update={"memory": platform.memory.model_copy(
+            update={"load_latency": pts})})
+    return out
+
+
+#: the shared cache is taken to be at most this many times smaller or larger than at calibration
+CACHE_SCALE_LIMIT = 8.0
+
+
+def shared_cache_scale(platform, nbytes: float, cycles_now: float) -> float | None:
+    """How many times less shared cache there is now than at calibration: the working set at
+    which the calibrated load latency reads ``cycles_now`` (a chase over ``nbytes`` just
+    measured) over ``nbytes`` (log-linear between the calibrated sizes beyond the core's own
+    caches, the curve taken as rising). None without the curve; within CACHE_SCALE_LIMIT."""
+    import math
+
+    from nfvperf.eo.costs import interp
+
+    curve = platform.memory.load_latency
+    private = platform.cache_l1_l2_bytes
+    pts = sorted((q.bytes, q.cycles) for q in curve or () if q.bytes > private)
+    if len(pts) < 2:
+        return None
+    rising, top = [], 0.0
+    for b, c in pts:                        # the curve made monotone: its running maximum
+        top = max(top, c)
+        if not rising or top > rising[-1][1]:
+            rising.append((math.log2(b), top))
+    if len(rising) < 2:
+        return None
+    at = 2 ** interp(cycles_now, [c for _, c in rising], [x for x, _ in rising])
+    return min(CACHE_SCALE_LIMIT, max(1 / CACHE_SCALE_LIMIT, at / nbytes))
 
 
 #: runs whose core-to-core trips differ by more than this factor were placed differently
