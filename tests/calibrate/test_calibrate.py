@@ -237,3 +237,21 @@ def test_serial_overlap_is_the_waits_one_after_another_over_those_measured(tmp_p
     big["median"] = small["median"] + model / 2
     path.write_text(profile_yaml(HOST, d, name="s"))
     assert load_platform(path).memory.serial_overlap == pytest.approx(2, abs=0.01)
+
+
+def test_the_data_plane_is_calibrated_on_the_microbenchmarks_placement(monkeypatch):
+    """A run of the data plane that began or ended with the vCPUs placed otherwise than when
+    the core-to-core trip was measured is run again; the result says how many were thrown."""
+    import sys
+
+    from nfvperf.calibrate import dataplane as dp
+
+    trips = iter([400, 410, 85, 420, 80, 90, 80, 80])
+    monkeypatch.setattr(sys.modules["nfvperf.calibrate.measure"], "reference_cycles",
+                        lambda l2, cpu=1: {"core_to_core": next(trips)})
+    runs = iter(range(10))
+    r = dp.on_placement(85.0, 1 << 20, lambda: {"run": next(runs)})
+    # far before and after; near then far after; near before and after: the third is kept
+    assert (r["run"], r["placement_moves"], r["placement_held"]) == (2, 2, True)
+    # without a trip to hold to, any placement that holds through the run
+    assert dp.on_placement(None, 1 << 20, lambda: {"run": next(runs)})["placement_moves"] == 0

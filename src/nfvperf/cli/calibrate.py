@@ -47,8 +47,10 @@ def calibrate(
         from nfvperf.calibrate import dataplane as dp
 
         with stages() as say:
+            c2c = data.get("core_to_core") or {}
             raw = dp.measure(quick=quick, vswitch_cpu=0 if cpu else 1, nf_cpu=cpu,
-                             gen_cpu=cpu, progress=say)
+                             gen_cpu=cpu, progress=say, l2_bytes=host.l2_bytes,
+                             trip=(c2c.get("one_way_cycles") or {}).get("median"))
         section = dp.derive(raw)
     text = profile_yaml(host, data, name=name, access=access, dataplane=section)
     if not quiet:
