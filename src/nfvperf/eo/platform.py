@@ -83,6 +83,14 @@ class LatencyPoint(FileModel):
     cycles: float = Field(gt=0, description="cycles a load")
 
 
+def _one_point_each(curves) -> None:
+    """A measured curve has one point per abscissa: (name, points or None, abscissa field)."""
+    for name, pts, key in curves:
+        xs = [getattr(p, key) for p in pts or ()]
+        if len(set(xs)) != len(xs):
+            raise ValueError(f"{name} with one point per {key}")
+
+
 class ScanPoint(FileModel):
     bytes: Bytes = Field(description="bytes a scan reads")
     cycles_per_byte: float = Field(gt=0, description="cycles a byte")
@@ -133,11 +141,8 @@ class Memory(FileModel):
     def _curves(self) -> Memory:
         if self.overlap is not None and not any(p.in_flight == 1 for p in self.overlap):
             raise ValueError("overlap with an in_flight: 1 point (the latency)")
-        for name, pts, key in (("load_latency", self.load_latency, "bytes"),
-                               ("overlap", self.overlap, "in_flight")):
-            xs = [getattr(p, key) for p in pts or ()]
-            if len(set(xs)) != len(xs):
-                raise ValueError(f"{name} with one point per {key}")
+        _one_point_each((("load_latency", self.load_latency, "bytes"),
+                         ("overlap", self.overlap, "in_flight")))
         return self
 
     @property
@@ -193,11 +198,8 @@ class Instructions(FileModel):
 
     @model_validator(mode="after")
     def _one_point_per_length(self) -> Instructions:
-        for name, pts, key in (("dfa_scan_by_length", self.dfa_scan_by_length, "bytes"),
-                               ("ct_insertion_by_load", self.ct_insertion_by_load, "load")):
-            xs = [getattr(p, key) for p in pts or ()]
-            if len(set(xs)) != len(xs):
-                raise ValueError(f"{name} with one point per {key}")
+        _one_point_each((("dfa_scan_by_length", self.dfa_scan_by_length, "bytes"),
+                         ("ct_insertion_by_load", self.ct_insertion_by_load, "load")))
         return self
 
 
