@@ -27,7 +27,7 @@ def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
     """The rows' errors had the estimate kept DRAM in the paper's separate bound."""
     from nfvperf.eo.platform import load_platform
     from nfvperf.validation.dataplane import cases, estimate_workload
-    from nfvperf.validation.placement import placed_at
+    from nfvperf.calibrate.placement import placed_at
 
     p = load_platform(platform_path)
     p = p.model_copy(update={"conventions": p.conventions.model_copy(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nfvperf.validation.dataplane import GAP_CAUSES, gap, gap_text, html_report, summary
-from nfvperf.validation.placement import placements
+from nfvperf.calibrate.placement import placements
 
 
 def row(err: float, dram: float = 0, measured: float = 200) -> dict:
@@ -68,7 +68,7 @@ def test_the_summary_gives_each_pattern_overall_and_per_placement():
 def test_a_run_the_vcpus_moved_during_is_run_again(monkeypatch):
     """A run whose trip after is a placement away from its trip before measured two machines
     at once: it is thrown away, and the run that held is kept with the placement before it."""
-    from nfvperf.validation import placement
+    from nfvperf.calibrate import placement
 
     trips = iter([80, 420, 420, 415, 85, 88])           # before/after of three tries
     monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
@@ -80,7 +80,7 @@ def test_a_run_the_vcpus_moved_during_is_run_again(monkeypatch):
 
 
 def test_a_placement_that_never_holds_keeps_the_last_run_and_says_so(monkeypatch):
-    from nfvperf.validation import placement
+    from nfvperf.calibrate import placement
 
     trips = iter([80, 420] * 2)
     monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
@@ -96,7 +96,7 @@ def test_less_shared_cache_now_prices_the_tables_as_larger_working_sets():
     much of the shared cache there is now; the profile is re-priced so that a working set costs
     what one that many times larger did at calibration. The core's own caches stay as they are."""
     from nfvperf.eo.platform import LatencyPoint, load_platform
-    from nfvperf.validation.placement import placed_at, shared_cache_scale
+    from nfvperf.calibrate.placement import placed_at, shared_cache_scale
 
     base = load_platform("xeon-e5-2690v2")
     private = base.cache_l1_l2_bytes

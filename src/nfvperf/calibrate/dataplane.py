@@ -146,7 +146,7 @@ def on_placement(trip: float | None, l2_bytes: int, run: Callable[[], dict],
     ``PLACED_TRIES`` times; the result says how many were thrown away (``placement_moves``)
     and whether the last held (``placement_held``)."""
     from nfvperf.calibrate.measure import reference_cycles
-    from nfvperf.validation.placement import PLACED_TRIES, moved
+    from nfvperf.calibrate.placement import PLACED_TRIES, moved
 
     for i in range(PLACED_TRIES):
         before = reference_cycles(l2_bytes, cpu=cpu).get("core_to_core")

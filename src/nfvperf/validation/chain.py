@@ -165,7 +165,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
-    from nfvperf.validation.placement import placed_run
+    from nfvperf.calibrate.placement import placed_run
 
     preds, meas, ratios, moves = [], [], [], 0
     for r in range(runs):

@@ -109,7 +109,7 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
     """One run of ``nf`` beside ``k`` neighbours: measured and predicted cycles a packet."""
     from nfvperf.eo.memory import Neighbour, Sharing
     from nfvperf.validation.dataplane import estimate_workload, measure
-    from nfvperf.validation.placement import placed_run
+    from nfvperf.calibrate.placement import placed_run
 
     def beside_hogs():
         hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)
@@ -138,7 +138,7 @@ def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
     run alone just before it where both saw the same placement (None where none did)."""
     import statistics
 
-    from nfvperf.validation.placement import placements
+    from nfvperf.calibrate.placement import placements
 
     pairs = [(r, a) for r, a in zip(runs, alone) if r["trip"] is not None
              and a["trip"] is not None and len(set(placements([r["trip"], a["trip"]]))) == 1]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
-from nfvperf.validation.placement import PLACEMENT_STEP, placed_run, placement_labels
+from nfvperf.calibrate.placement import PLACEMENT_STEP, placed_run, placement_labels
 
 
 @dataclass(frozen=True)
