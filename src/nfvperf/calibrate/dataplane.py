@@ -142,20 +142,17 @@ def on_placement(trip: float | None, l2_bytes: int, run: Callable[[], dict],
     """``run()`` with the CPUs placed as when ``trip`` was measured (the one-way core-to-core
     trip of the microbenchmarks; None: any placement that holds through the run). A virtual
     machine's vCPUs move every few seconds here, and the data plane's costs move with them
-    (the NF loop 2-3x), so a run that began or ended placed otherwise is run again, up to
-    ``PLACED_TRIES`` times; the result says how many were thrown away (``placement_moves``)
-    and whether the last held (``placement_held``)."""
+    (the NF loop 2-3x), so a run that began or ended placed otherwise is run again
+    (``placement.until_held``); the result says how many were thrown away
+    (``placement_moves``) and whether the last held (``placement_held``)."""
     from nfvperf.calibrate.measure import reference_cycles
-    from nfvperf.calibrate.placement import PLACED_TRIES, moved
+    from nfvperf.calibrate.placement import Placement, until_held
 
-    for i in range(PLACED_TRIES):
-        before = reference_cycles(l2_bytes, cpu=cpu).get("core_to_core")
-        result = run()
-        after = reference_cycles(l2_bytes, cpu=cpu).get("core_to_core")
-        at = before if trip is None else trip
-        if not (moved(at, before) or moved(at, after)):
-            return {**result, "placement_moves": i, "placement_held": True}
-    return {**result, "placement_moves": PLACED_TRIES - 1, "placement_held": False}
+    def where() -> Placement:
+        return Placement(None, None, reference_cycles(l2_bytes, cpu=cpu).get("core_to_core"))
+
+    got = until_held(run, where, at=trip)
+    return {**got.result, "placement_moves": got.retries, "placement_held": got.held}
 
 
 def measure(*, quick: bool = False, vswitch_cpu: int = 0, nf_cpu: int = 1, gen_cpu: int = 1,

@@ -118,20 +118,29 @@ class PlacedRun(NamedTuple, Generic[T]):
     held: bool
 
 
-def placed_run(platform, l2_bytes: int, run: Callable[[], T],
+def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float | None = None,
                tries: int = PLACED_TRIES) -> PlacedRun[T]:
-    """``run()`` on a placement that held through it. The trip is measured before and after;
-    a run during which the vCPUs moved (the trips a placement apart) measured two machines at
-    once, matches no estimate, and is run again, up to ``tries`` times (the last is kept,
-    ``held`` False). A move and back within one run goes unseen: the median of several runs
-    absorbs it."""
+    """``run()`` until the vCPUs hold one placement through it: ``check()`` measures where they
+    are before and after; a run whose trip after is a placement away from its trip before (or,
+    given ``at``, either of them from ``at``) is run again, up to ``tries`` times (the last is
+    kept, ``held`` False)."""
     for i in range(tries):
-        before = as_placed_now(platform, l2_bytes)
+        before = check()
         result = run()
-        after = as_placed_now(platform, l2_bytes)
-        if not moved(before.trip_cycles, after.trip_cycles):
+        after = check()
+        ref = before.trip_cycles if at is None else at
+        if not (moved(ref, before.trip_cycles) or moved(ref, after.trip_cycles)):
             return PlacedRun(result, before, i, True)
     return PlacedRun(result, before, tries - 1, False)
+
+
+def placed_run(platform, l2_bytes: int, run: Callable[[], T],
+               tries: int = PLACED_TRIES) -> PlacedRun[T]:
+    """``run()`` on a placement that held through it, with the profile priced for it. A run
+    during which the vCPUs moved measured two machines at once and matches no estimate: it is
+    run again (``until_held``). A move and back within one run goes unseen: the median of
+    several runs absorbs it."""
+    return until_held(run, lambda: as_placed_now(platform, l2_bytes), tries=tries)
 
 
 def placements(trips: Sequence[float]) -> list[int]:
