@@ -236,21 +236,22 @@ fail:
 /* Scans of n bytes one after another, each from the start state, as a payload scanner takes
  * packets (with the IDS's match flag a state): a scan's loads depend on one another, but the
  * next packet's do not depend on this one's, so short scans of consecutive packets overlap in
- * the core and long ones wait on every byte. Cycles per byte. */
+ * the core and long ones wait on every byte. Cycles per byte. The lengths take turns within
+ * each repetition, so that a busy spell of the machine (a sibling thread taking the core's
+ * resources) falls on all of them alike and the medians keep their order. */
 static void
 dfa_by_length(FILE *f, const struct nfvp_cal_opts *o, const uint16_t *delta,
 	      const uint8_t *match, const uint8_t *text, size_t text_mask)
 {
 	static const unsigned int lens[] = { 8, 16, 32, 64, 128, 256, 1024 };
 	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
-	double v[CAL_MAX_REPS];
+	double v[RTE_DIM(lens)][CAL_MAX_REPS];
 	unsigned int l, r, hit = 0;
 
-	fprintf(f, "\"dfa_by_length\": [");
-	for (l = 0; l < RTE_DIM(lens); l++) {
-		uint64_t scans = bytes / lens[l];
+	for (r = 0; r < o->reps; r++) {
+		for (l = 0; l < RTE_DIM(lens); l++) {
+			uint64_t scans = bytes / lens[l];
 
-		for (r = 0; r < o->reps; r++) {
 			t0 = rte_rdtsc_precise();
 			for (k = 0; k < scans; k++) {
 				const uint8_t *p = text + ((k * 64) & text_mask);
@@ -261,13 +262,16 @@ dfa_by_length(FILE *f, const struct nfvp_cal_opts *o, const uint16_t *delta,
 					hit |= match[s];
 				}
 			}
-			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)(scans * lens[l]);
+			v[l][r] = (double)(rte_rdtsc_precise() - t0) / (double)(scans * lens[l]);
 		}
-		fprintf(f, "%s{\"bytes\": %u, ", l ? ", " : "", lens[l]);
-		nfvp_cal_print_stat(f, "cycles_per_byte", v, o->reps);
-		fprintf(f, "}");
 	}
 	nfvp_cal_sink += hit;
+	fprintf(f, "\"dfa_by_length\": [");
+	for (l = 0; l < RTE_DIM(lens); l++) {
+		fprintf(f, "%s{\"bytes\": %u, ", l ? ", " : "", lens[l]);
+		nfvp_cal_print_stat(f, "cycles_per_byte", v[l], o->reps);
+		fprintf(f, "}");
+	}
 	fprintf(f, "], ");
 }
 
