@@ -25,9 +25,9 @@ from nfvperf.validation.dataplane import TOLERANCE_PCT, summary
 
 def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
     """The rows' errors had the estimate kept DRAM in the paper's separate bound."""
+    from nfvperf.calibrate.placement import placed_at
     from nfvperf.eo.platform import load_platform
     from nfvperf.validation.dataplane import cases, estimate_workload
-    from nfvperf.calibrate.placement import placed_at
 
     p = load_platform(platform_path)
     p = p.model_copy(update={"conventions": p.conventions.model_copy(
@@ -69,8 +69,8 @@ def validate_table(rows: list[dict], paper: list[dict] | None = None,
     lines.append(f"\n{total} of {len(rows)} rows within {TOLERANCE_PCT} %"
                  + (f" ({sum(abs(r['error_pct']) <= TOLERANCE_PCT for r in paper)} with the "
                     "paper's separate memory bound)." if paper else "."))
-    moves = sum(r.get("placement_moves", 0) for r in rows)
     if "placement_moves" in rows[0]:
+        moves = sum(r["placement_moves"] for r in rows)
         lines.append(f"{moves} runs were run again because the vCPUs moved during them; "
                      f"rows whose every try moved: {sum(not r['placement_held'] for r in rows)}.")
     return "\n".join(lines)

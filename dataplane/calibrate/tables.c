@@ -233,6 +233,11 @@ fail:
 	return rc;
 }
 
+/* The random text the DFA benchmarks walk (a power of two: its offsets wrap by a mask), and
+ * the longest scan by length, which may start at its last offset */
+#define DFA_TEXT 16384u
+#define DFA_LONGEST_SCAN 1024u
+
 /* Scans of n bytes one after another, each from the start state, as a payload scanner takes
  * packets (with the IDS's match flag a state): a scan's loads depend on one another, but the
  * next packet's do not depend on this one's, so short scans of consecutive packets overlap in
@@ -243,7 +248,7 @@ static void
 dfa_by_length(FILE *f, const struct nfvp_cal_opts *o, const uint16_t *delta,
 	      const uint8_t *match, const uint8_t *text, size_t text_mask)
 {
-	static const unsigned int lens[] = { 8, 16, 32, 64, 128, 256, 1024 };
+	static const unsigned int lens[] = { 8, 16, 32, 64, 128, 256, DFA_LONGEST_SCAN };
 	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
 	double v[RTE_DIM(lens)][CAL_MAX_REPS];
 	unsigned int l, r, hit = 0;
@@ -283,8 +288,7 @@ int
 nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 {
 	static const unsigned int states[] = { 64, 1024, 8192 };
-	/* 16 KB to walk, and the longest scan by length past its last start */
-	static uint8_t text[16384 + 1024];
+	static uint8_t text[DFA_TEXT + DFA_LONGEST_SCAN];
 	static uint8_t match[64];
 	uint64_t bytes = o->quick ? 2000000 : 20000000, t0, k;
 	uint16_t *smallest = NULL;
@@ -310,7 +314,7 @@ nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 		for (r = 0; r < o->reps; r++) {
 			t0 = rte_rdtsc_precise();
 			for (k = 0; k < bytes; k++)
-				s = delta[(size_t)s * 256 + text[k & 16383]];
+				s = delta[(size_t)s * 256 + text[k & (DFA_TEXT - 1)]];
 			v[r] = (double)(rte_rdtsc_precise() - t0) / (double)bytes;
 		}
 		nfvp_cal_sink += s;
@@ -323,7 +327,7 @@ nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o)
 			free(delta);
 	}
 	fprintf(f, "], ");
-	dfa_by_length(f, o, smallest, match, text, 16383);
+	dfa_by_length(f, o, smallest, match, text, DFA_TEXT - 1);
 	free(smallest);
 	nfvp_cal_progress("DFA scan");
 	return 0;

@@ -54,12 +54,13 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
 
 
 def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
-    """A quick health check on ``cpu``: median cycles of a dependent load within L1 (16 KB) and
-    over 8 x L2 (in the shared cache), by working-set size (the latter also as
-    ``"shared_bytes"`` and ``"shared_cycles"``), and of a cache line's one-way trip to another
-    core and back (``"core_to_core"``). On a shared machine these move: a virtual
-    machine's CPUs are placed near each other (one L3) or far (across the package), and the
-    trip between them changes by 8x; compare them with the calibration's."""
+    """A quick health check on ``cpu``: median cycles of a dependent load within L1 (16 KB,
+    ``"l1_cycles"``) and over 8 x L2 (in the shared cache: ``"shared_bytes"`` and
+    ``"shared_cycles"``), and of a cache line's one-way trip to another core and back
+    (``"core_to_core"``; ``"core_to_core_burst"``: a line of a burst of 32). On a shared
+    machine these move: a virtual machine's CPUs are placed near each other (one L3) or far
+    (across the package), and the trip between them changes by 8x; compare them with the
+    calibration's."""
     binary = binaries()["calibrate"]
     p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128", "--no-pci",
                         "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",
@@ -69,8 +70,8 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
         raise RuntimeFailure("calibrate: the reference check failed: "
                              + (p.stderr.strip().splitlines() or ["?"])[-1])
     d = json.loads(p.stdout)
-    out = {16384: d["l1_chase_cycles"]["median"], d["l3_bytes"]: d["l3_chase_cycles"]["median"],
-           "shared_bytes": d["l3_bytes"], "shared_cycles": d["l3_chase_cycles"]["median"]}
+    out = {"l1_cycles": d["l1_chase_cycles"]["median"], "shared_bytes": d["l3_bytes"],
+           "shared_cycles": d["l3_chase_cycles"]["median"]}
     if d.get("core_to_core"):
         out["core_to_core"] = d["core_to_core"]["one_way_cycles"]["median"]
         out["core_to_core_burst"] = d["core_to_core"]["burst_line_cycles"]["median"]

@@ -2,7 +2,9 @@
 CPU and the NF's, measured before each run, the profile re-priced for it, and runs grouped by
 it. The hypervisor moves the two vCPUs between placements (the trip changes by up to 10x,
 every NF's cycles with it), so estimate and measurement must see the same machine, and results
-are reported per placement."""
+are reported per placement. The shared cache moves too: other machines on the package take
+more or less of it (a chase over 8 MB measured 45-370 cycles a load from one minute to the
+next here), and the same check prices the tables by the share there is now."""
 
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     """The profile as the machine is placed now. A virtual machine's CPUs move between
     placements (the trip between them changes by up to 10x, every NF's cycles with it): the
     I/O EOs, priced by that trip (l3_access_cycles, see nfvperf calibrate), are re-priced with
-    the trip measured just before the run, so that estimate and measurement see the same
-    machine."""
+    the trip measured just before the run, and the tables by the shared cache measured then
+    (``shared_cache_scale``), so that estimate and measurement see the same machine."""
     from nfvperf.calibrate.measure import reference_cycles
 
     cal = (platform.calibration or {}).get("core_to_core")

@@ -57,22 +57,26 @@ _ACCESS_TEXT = {
 }
 
 
+def _points(field: str, points: list[tuple[str, dict]], y: str, digits: int) -> list[str]:
+    """A measured curve in the profile: ``field:`` and a line a point, ``{X, y: median}`` with
+    its spread beside it; ``points`` are (``"x: value"``, the point's median/min/max)."""
+    return [f"  {field}:"] + [
+        f"    - {{{x}, {y}: {st['median']:.{digits}f}}}{'':<4}"
+        f"# {st['min']:.{digits}f}-{st['max']:.{digits}f}" for x, st in points]
+
+
 def _curves(d: dict) -> str:
     """memory.load_latency (a pointer chase by working set) and memory.overlap (chases in
     flight together over DRAM), medians, each with its spread: what the stall term reads."""
     if "overlap" not in d:
         return ""
-    out = ["  # cycles of one load by the working set it ranges over (one at a time)",
-           "  load_latency:"]
-    out += [f"    - {{bytes: {p['bytes']}, cycles: {p['cycles']['median']:.1f}}}"
-            f"{'':<4}# {p['cycles']['min']:.1f}-{p['cycles']['max']:.1f}"
-            for p in d["load_latency"]]
     ov = d["overlap"]
-    out += [f"  # cycles per load with k dependent chases interleaved over "
-            f"{ov['bytes'] >> 20} MB", "  overlap:"]
-    out += [f"    - {{in_flight: {p['in_flight']}, cycles: {p['cycles']['median']:.1f}}}"
-            f"{'':<4}# {p['cycles']['min']:.1f}-{p['cycles']['max']:.1f}"
-            for p in ov["loads"]]
+    out = ["  # cycles of one load by the working set it ranges over (one at a time)",
+           *_points("load_latency", [(f"bytes: {p['bytes']}", p["cycles"])
+                                     for p in d["load_latency"]], "cycles", 1),
+           f"  # cycles per load with k dependent chases interleaved over {ov['bytes'] >> 20} MB",
+           *_points("overlap", [(f"in_flight: {p['in_flight']}", p["cycles"])
+                                for p in ov["loads"]], "cycles", 1)]
     serial = serial_overlap(d)
     if serial is not None:
         out.append(f"  serial_overlap: {serial[0]:.2f}{'':<10}# {serial[1]}")
@@ -203,11 +207,9 @@ def _scans(d: dict) -> str:
     if not pts:
         return ""
     out = ["  # dfa_scan by the bytes a scan reads, one packet's scan after another (short ones",
-           "  # overlap in the core): cycles a byte over a DFA in L1", "  dfa_scan_by_length:"]
-    out += [f"    - {{bytes: {p['bytes']}, cycles_per_byte: "
-            f"{p['cycles_per_byte']['median']:.2f}}}{'':<4}"
-            f"# {p['cycles_per_byte']['min']:.2f}-{p['cycles_per_byte']['max']:.2f}"
-            for p in pts]
+           "  # overlap in the core): cycles a byte over a DFA in L1",
+           *_points("dfa_scan_by_length", [(f"bytes: {p['bytes']}", p["cycles_per_byte"])
+                                           for p in pts], "cycles_per_byte", 2)]
     return "\n" + "\n".join(out)
 
 
@@ -219,10 +221,9 @@ def _inserts(d: dict) -> str:
         return ""
     out = [f"  # rte_hash inserts by the table's load: {m['entries']} entries of "
            f"{m['key_bytes']} B keys, overflow buckets,", "  # filled from empty, each tenth's "
-           "inserts (load: the share held at its end)", "  ct_insertion_by_load:"]
-    out += [f"    - {{load: {p['load']:.1f}, cycles: {p['insert_cycles']['median']:.1f}}}"
-            f"{'':<4}# {p['insert_cycles']['min']:.1f}-{p['insert_cycles']['max']:.1f}"
-            for p in m["steps"]]
+           "inserts (load: the share held at its end)",
+           *_points("ct_insertion_by_load", [(f"load: {p['load']:.1f}", p["insert_cycles"])
+                                             for p in m["steps"]], "cycles", 1)]
     return "\n" + "\n".join(out)
 
 

@@ -180,8 +180,9 @@ def dfa_scan(ctx: MappingContext, a: dict[str, float]) -> Cost:
     byte: the profile's measured cost of scans of b bytes one packet after another
     (``dfa_scan_by_length``: the core overlaps short scans of consecutive packets, whose loads
     do not depend on one another, and waits on every byte of a long one; never more than one
-    long walk), else its measured ``dfa_step_cycles`` (one long walk), else an index ADD and a load from where the table
-    lives (L1, L2, else the L3 access cost). Not one of the paper's EOs."""
+    long walk), else its measured ``dfa_step_cycles`` (one long walk), else an index ADD and a
+    load from where the table lives (L1, L2, else the L3 access cost). Not one of the paper's
+    EOs."""
     p, i = ctx.platform, ctx.platform.instructions
     table = a["states"] * DFA_STATE_BYTES
     if i.dfa_scan_by_length is not None:

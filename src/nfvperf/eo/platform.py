@@ -197,7 +197,7 @@ class Instructions(FileModel):
         "EO's table, its keys= over its max")
 
     @model_validator(mode="after")
-    def _one_point_per_length(self) -> Instructions:
+    def _curves(self) -> Instructions:
         _one_point_each((("dfa_scan_by_length", self.dfa_scan_by_length, "bytes"),
                          ("ct_insertion_by_load", self.ct_insertion_by_load, "load")))
         return self

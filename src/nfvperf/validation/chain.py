@@ -163,9 +163,9 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
           cpus: dict[str, int], load: float | None, capacity: float,
           progress: Callable[[str], None] | None = None) -> dict:
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
+    from nfvperf.calibrate.placement import placed_run
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
-    from nfvperf.calibrate.placement import placed_run
 
     preds, meas, ratios, moves = [], [], [], 0
     for r in range(runs):

@@ -107,9 +107,9 @@ def validate(platform_path: str, nfs: Sequence[str], *, neighbours: Sequence[int
 def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: float,
          duration_s: float, dram: float) -> dict:
     """One run of ``nf`` beside ``k`` neighbours: measured and predicted cycles a packet."""
+    from nfvperf.calibrate.placement import placed_run
     from nfvperf.eo.memory import Neighbour, Sharing
     from nfvperf.validation.dataplane import estimate_workload, measure
-    from nfvperf.calibrate.placement import placed_run
 
     def beside_hogs():
         hogs = start_hogs(k, neighbour_bytes, HOG_MAX_S, cpu=0)

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nfvperf.calibrate.placement import PLACEMENT_STEP, placed_run, placement_labels
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
-from nfvperf.calibrate.placement import PLACEMENT_STEP, placed_run, placement_labels
 
 
 @dataclass(frozen=True)
