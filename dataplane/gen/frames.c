@@ -118,7 +118,8 @@ nfvp_gen_build_frame(const struct nfvp_gen *g, uint16_t data_len, uint32_t f, ui
 	rte_ether_addr_copy(&g->conf.macs[0], &eth->dst_addr);
 	memcpy(eth->src_addr.addr_bytes, src_mac, sizeof(src_mac));
 	nfvp_gen_build_encap(g, data_len, buf);
-	nfvp_gen_ipv4(ip, ip_len, IPPROTO_UDP, RTE_IPV4(10, 0, (f >> 8) & 0xff, f & 0xff),
+	nfvp_gen_ipv4(ip, ip_len, IPPROTO_UDP,
+		      RTE_IPV4(NFVP_GEN_SRC_NET, 0, (f >> 8) & 0xff, f & 0xff),
 		      g->conf.dst_ip_base);
 	udp->src_port = rte_cpu_to_be_16(NFVP_GEN_UDP_SRC_BASE + f % NFVP_GEN_UDP_SRC_SPAN);
 	udp->dst_port = rte_cpu_to_be_16(NFVP_GEN_UDP_DST);

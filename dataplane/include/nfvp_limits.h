@@ -24,8 +24,9 @@
 #define NFVP_MAX_FRAME 1518
 #define NFVP_MAX_JUMBO_FRAME 9216
 
-/* Traffic: flows in all (the source address 10.0.(f >> 8).(f & 255) runs out there) and flow
- * classes sent together. */
+/* Traffic: flows in all (flow f's source address NFVP_GEN_SRC_NET.0.(f >> 8).(f & 255) runs out
+ * there) and flow classes sent together. */
+#define NFVP_GEN_SRC_NET 10
 #define NFVP_MAX_FLOWS 65536
 #define NFVP_MAX_CLASSES 4
 

@@ -22,7 +22,9 @@ PORT_RING_SIZE = 1024
 MIN_FRAME = 64
 MAX_FRAME = 1518
 MAX_JUMBO_FRAME = 9216
-#: flows in all, and flow classes sent together
+#: flows in all (flow f's source address GEN_SRC_NET.0.(f >> 8).(f & 255)), and flow classes
+#: sent together
+GEN_SRC_NET = 10
 MAX_FLOWS = 65536
 MAX_CLASSES = 4
 #: the generator's naps with --idle sleep: at most, and none shorter than (microseconds)

@@ -100,6 +100,23 @@ def test_bng_encapsulates_learns_and_decapsulates(dataplane, tmp_path):
         assert len(frame) == 22 + down[k].len
 
 
+def test_bng_prefills_the_sources_the_access_side_would_learn(dataplane, tmp_path):
+    """--core-ip-step 0: every pre-filled subscriber has the one source address --core-ip-base
+    (as the access side learns them from the generator's one flow), so that a core frame to it
+    finds subscriber k's entry; with the default step, entry k has base + k."""
+    frames = [core(k, inner("10.0.9.9", "10.0.0.3")) for k in (0, 5)]
+    pin, pout = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    pcap.write(pin, frames)
+    one = ("--core-ip-base", "10.0.0.3", "--core-ip-step", "0")
+    r = replay(pin, pout, nf="bng", nf_args=(*ARGS, *one))
+    assert r["frames_out"] == 2
+    for k, frame in zip((0, 5), pcap.read(pout)):
+        assert frame[:6] == bytes.fromhex(f"0200cc0000{k:02x}")
+        assert struct.unpack("!HHHHH", frame[12:22]) == (0x88A8, 1, 0x8100, 1 + k, 0x0800)
+    r = replay(pin, pout, nf="bng", nf_args=(*ARGS, "--core-ip-base", "10.0.0.3"))
+    assert r["frames_out"] == 1 and r["dropped"] == {"nf": 1}   # only entry 0 is 10.0.0.3
+
+
 def test_bng_rejects_bad_options(dataplane):
     import subprocess
 

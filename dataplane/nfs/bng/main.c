@@ -23,8 +23,9 @@
  * /24s 10.i.j.0/24 and --long-routes /28s 11.i.j.k/28 as in the router; route r goes out of port
  * --port-base + r mod --ports to MAC 02:00:00:00:hh:hh (hh: r), tunnel endpoint 100.64.0.0 + r,
  * label 1000 + r. The core table holds --core-entries; --core-fill of them are there from the
- * start: entry k has GRE key k and address --core-ip-base + k, subscriber k's tags, MAC
- * 02:00:cc + k (low 24 bits) and port --port-base + k mod --ports.
+ * start: entry k has GRE key k and address --core-ip-base + k x --core-ip-step (default 1; 0:
+ * every subscriber's source is one address, as the access side learns it from one flow),
+ * subscriber k's tags, MAC 02:00:cc + k (low 24 bits) and port --port-base + k mod --ports.
  * Its EO model: src/nfvperf/data/nfs/bng.yaml. */
 
 #include <getopt.h>
@@ -78,7 +79,7 @@ struct bng_customer {
 
 static struct {
 	uint32_t subscribers, routes, long_routes, core_entries, core_fill, ports, port_base;
-	uint32_t core_ip_base;
+	uint32_t core_ip_base, core_ip_step;
 	struct rte_hash *subs;  /* (S-VID << 12 | C-VID) -> GRE key */
 	struct rte_lpm *lpm;    /* inner destination -> route index */
 	struct bng_route *route;
@@ -86,7 +87,7 @@ static struct {
 	struct bng_customer *customer;
 } bng = {
 	.subscribers = 65536, .routes = 65536, .long_routes = 4096, .core_entries = 65536,
-	.ports = 1, .core_ip_base = RTE_IPV4(10, 0, 0, 1),
+	.ports = 1, .core_ip_base = RTE_IPV4(10, 0, 0, 1), .core_ip_step = 1,
 };
 
 static const struct rte_ether_addr bng_mac = { { 0x02, 0x00, 0x00, 0x00, 0xb0, 0x01 } };
@@ -376,7 +377,7 @@ bng_setup(struct nfvp_nf *nf)
 		};
 	}
 	for (k = 0; k < RTE_MIN(bng.core_fill, bng.core_entries); k++) {
-		struct bng_core_key key = { k, bng.core_ip_base + k };
+		struct bng_core_key key = { k, bng.core_ip_base + k * bng.core_ip_step };
 		int32_t pos = rte_hash_add_key(bng.core, &key);
 
 		if (pos < 0) {
@@ -399,6 +400,9 @@ bng_opt(int key, const char *value)
 
 	if (key == 'i')
 		return nfvp_parse_ipv4(value, &bng.core_ip_base) == 0 ? NULL : "a.b.c.d";
+	if (key == 'a')
+		return nfvp_parse_u64(value, 0, UINT32_MAX, &v) == 0 ? (bng.core_ip_step = v, NULL)
+								   : "a step 0..2^32-1";
 	if (key == 'r' || key == 'l')
 		return nfvp_parse_u64(value, 0, 65536, &v) == 0 ? (key == 'r' ? (bng.routes = v, NULL)
 			: (bng.long_routes = v, NULL)) : "a count 0..65536";
@@ -426,6 +430,7 @@ main(int argc, char **argv)
 		{ "core-entries", required_argument, NULL, 'c' },
 		{ "core-fill", required_argument, NULL, 'f' },
 		{ "core-ip-base", required_argument, NULL, 'i' },
+		{ "core-ip-step", required_argument, NULL, 'a' },
 		{ "ports", required_argument, NULL, 'p' },
 		{ "port-base", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
