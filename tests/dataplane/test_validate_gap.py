@@ -79,6 +79,66 @@ def test_a_run_the_vcpus_moved_during_is_run_again(monkeypatch):
     assert next(trips) == 85                             # the third try was not run
 
 
+def _edges_run(placement):
+    """A run that sends traffic once: the session checks the placement at both its edges."""
+    from contextlib import nullcontext
+
+    def run():
+        for _ in range(2):
+            placement.at_traffic_edge(nullcontext)
+        return "run"
+    return run
+
+
+def test_the_traffics_edges_judge_a_run_and_price_it(monkeypatch):
+    """Where the data plane's traffic ran, the checks at its edges say whether the run held and
+    where it was placed: a move during the setup before it, or the teardown after it, does not
+    throw the run away; a move between the traffic's edges does, even when the checks before
+    and after the whole run agree."""
+    from nfvperf.calibrate import placement
+
+    trips = iter([420, 85, 88, 420,      # moved during setup and teardown only: held at 85
+                  80, 82, 400, 80,       # moved during the traffic: run again
+                  80, 81, 84, 80])
+    monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
+        platform, None, next(trips)))
+    run = _edges_run(placement)
+    p = placement.placed_run("profile", 1 << 20, run)
+    assert (p.retries, p.held, p.placement.trip_cycles) == (0, True, 85)
+    p = placement.placed_run("profile", 1 << 20, run)
+    assert (p.retries, p.held, p.placement.trip_cycles) == (1, True, 81)
+    assert placement._EDGES.get() is None                # outside a placed run: no checks
+    placement.at_traffic_edge(lambda: pytest.fail("checked outside a placed run"))
+
+
+def test_without_edges_only_before_and_after_judge(monkeypatch):
+    from nfvperf.calibrate import placement
+
+    trips = iter([80, 82])
+    monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
+        platform, None, next(trips)))
+    p = placement.placed_run("profile", 1 << 20, _edges_run(placement), edges=False)
+    assert (p.retries, p.held, p.placement.trip_cycles) == (0, True, 80)
+
+
+def test_a_paused_session_holds_its_processes_still_and_lets_them_go():
+    """The placement is checked with the data plane's processes stopped (they poll their CPUs
+    and would take them from the check), and they run on after it."""
+    from types import SimpleNamespace
+
+    from nfvperf.dataplane.session import Session, _Processes, _stopped
+
+    procs = _Processes()
+    p = procs.start(["sleep", "30"])
+    try:
+        with Session.paused(SimpleNamespace(procs=procs)):
+            assert _stopped(p.pid)
+        assert not _stopped(p.pid) and p.poll() is None
+    finally:
+        procs.stop()
+    assert p.poll() is not None
+
+
 def test_a_placement_that_never_holds_keeps_the_last_run_and_says_so(monkeypatch):
     from nfvperf.calibrate import placement
 

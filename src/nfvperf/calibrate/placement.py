@@ -9,6 +9,8 @@ next here), and the same check prices the tables by the share there is now."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from typing import Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
@@ -120,29 +122,59 @@ class PlacedRun(NamedTuple, Generic[T]):
     held: bool
 
 
+#: while a run is placed (until_held): its check, and the placements seen at its traffic's edges
+_EDGES: ContextVar[tuple[Callable[[], Placement], list[Placement]] | None] = \
+    ContextVar("placement_edges", default=None)
+
+
+def at_traffic_edge(paused: Callable[[], AbstractContextManager]) -> None:
+    """Where a run is being placed (``until_held``), check the placement now, with the data
+    plane's processes held still by ``paused()`` so that the check has both CPUs to itself. A
+    data-plane session calls this right before it sends traffic and right after the traffic
+    ends: the vCPUs move every few seconds here, and the seconds spent starting processes and
+    filling tables, before, and stopping them, after, would otherwise hide a move and a move
+    back during the traffic itself. Outside ``until_held``, nothing."""
+    edges = _EDGES.get()
+    if edges is None:
+        return
+    check, seen = edges
+    with paused():
+        seen.append(check())
+
+
 def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float | None = None,
-               tries: int = PLACED_TRIES) -> PlacedRun[T]:
+               tries: int = PLACED_TRIES, edges: bool = True) -> PlacedRun[T]:
     """``run()`` until the vCPUs hold one placement through it: ``check()`` measures where they
-    are before and after; a run whose trip after is a placement away from its trip before (or,
-    given ``at``, either of them from ``at``) is run again, up to ``tries`` times (the last is
-    kept, ``held`` False)."""
+    are before and after, and (``edges``) at each edge of the data plane's traffic within it
+    (``at_traffic_edge``); a run with a trip a placement away from the first (or, given
+    ``at``, from ``at``) is run again, up to ``tries`` times (the last is kept, ``held``
+    False). Where the traffic's edges were seen, they alone judge the run and the first of
+    them is its placement: the traffic is what was measured."""
     for i in range(tries):
-        before = check()
-        result = run()
-        after = check()
-        ref = before.trip_cycles if at is None else at
-        if not (moved(ref, before.trip_cycles) or moved(ref, after.trip_cycles)):
-            return PlacedRun(result, before, i, True)
-    return PlacedRun(result, before, tries - 1, False)
+        seen: list[Placement] = []
+        token = _EDGES.set((check, seen)) if edges else None
+        try:
+            before = check()
+            result = run()
+            after = check()
+        finally:
+            if token is not None:
+                _EDGES.reset(token)
+        judged = seen or [before, after]
+        ref = judged[0].trip_cycles if at is None else at
+        if not any(moved(ref, p.trip_cycles) for p in judged):
+            return PlacedRun(result, judged[0], i, True)
+    return PlacedRun(result, judged[0], tries - 1, False)
 
 
-def placed_run(platform, l2_bytes: int, run: Callable[[], T],
-               tries: int = PLACED_TRIES) -> PlacedRun[T]:
+def placed_run(platform, l2_bytes: int, run: Callable[[], T], tries: int = PLACED_TRIES,
+               edges: bool = True) -> PlacedRun[T]:
     """``run()`` on a placement that held through it, with the profile priced for it. A run
     during which the vCPUs moved measured two machines at once and matches no estimate: it is
-    run again (``until_held``). A move and back within one run goes unseen: the median of
-    several runs absorbs it."""
-    return until_held(run, lambda: as_placed_now(platform, l2_bytes), tries=tries)
+    run again (``until_held``; ``edges``: judged at the edges of its traffic). A move and back
+    within the traffic itself goes unseen: the median of several runs absorbs it."""
+    return until_held(run, lambda: as_placed_now(platform, l2_bytes), tries=tries,
+                      edges=edges)
 
 
 def placements(trips: Sequence[float]) -> list[int]:

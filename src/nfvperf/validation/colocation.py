@@ -120,8 +120,10 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
             rates = hog_rates(hogs)
         return m, rates
 
+    # judged before and after only: at the traffic's edges the neighbours run on the vSwitch's
+    # CPU, and a check then would share it with them
     (m, rates), placement, moves, _ = placed_run(platform, int(platform.cache.l2_bytes),
-                                                 beside_hogs)
+                                                 beside_hogs, edges=False)
     placed, trip = placement.platform, placement.trip_cycles
     shared = trip is not None and trip < SHARED_TRIP_SHARE * dram
     sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)
