@@ -255,3 +255,22 @@ def test_the_data_plane_is_calibrated_on_the_microbenchmarks_placement(monkeypat
     assert (r["run"], r["placement_moves"], r["placement_held"]) == (2, 2, True)
     # without a trip to hold to, any placement that holds through the run
     assert dp.on_placement(None, 1 << 20, lambda: {"run": next(runs)})["placement_moves"] == 0
+
+
+def test_the_io_eos_are_priced_by_the_nfs_side_of_a_hand_over():
+    """On the data plane an NF reads lines the vSwitch's core wrote (I/O_mem) and rewrites lines
+    it read (mem_I/O): calibrate times this core's own side of a burst of 32 of each, and the
+    I/O EOs are priced with them; a dependent-access profile keeps the one-way trip and the
+    eviction write-back."""
+    d = synthetic()
+    for p in d["load_latency"]:
+        p["independent_cycles"] = stat(p["cycles"]["median"] / 10)
+    d["core_to_core"] = {"cpus": [0, 1], "one_way_cycles": stat(80.0),
+                         "burst_line_cycles": stat(25.0), "read_line_cycles": stat(8.0),
+                         "upgrade_line_cycles": stat(16.0)}
+    over, dep = derive(HOST, d, "overlapped"), derive(HOST, d, "dependent")
+    assert (over["l3_access_cycles"][0], over["l3_writeback_cycles"][0]) == (8.0, 16.0)
+    assert "read on CPU 1, from CPU 0" in over["l3_access_cycles"][1]
+    assert (dep["l3_access_cycles"][0], dep["l3_writeback_cycles"][0]) == (80.0, 6.0)
+    del d["core_to_core"]["read_line_cycles"]     # an older nfvp-calibrate: the whole burst
+    assert derive(HOST, d, "overlapped")["l3_access_cycles"][0] == 25.0

@@ -151,6 +151,36 @@ def test_a_placement_that_never_holds_keeps_the_last_run_and_says_so(monkeypatch
     assert not placement.moved(None, 400)
 
 
+def test_the_io_eos_are_repriced_with_the_hand_over_measured_before_the_run(monkeypatch):
+    """The reference check before a run times this CPU's side of a hand-over again: the I/O EOs
+    take the ratio of now to calibration, the read for I/O_mem and the rewrite for mem_I/O
+    (where the profile's write-back is that rewrite)."""
+    import importlib
+
+    from nfvperf.calibrate import placement
+    from nfvperf.eo.platform import load_platform
+
+    measure = importlib.import_module("nfvperf.calibrate.measure")
+    base = load_platform("xeon-e5-2690v2")
+    cal = {"core_to_core": {"one_way_cycles": {"median": 80.0},
+                            "burst_line_cycles": {"median": 25.0},
+                            "read_line_cycles": {"median": 8.0},
+                            "upgrade_line_cycles": {"median": 16.0}}}
+    cache = base.cache.model_copy(update={"l3_access_cycles": 8.0, "l3_writeback_cycles": 16.0})
+    p = base.model_copy(update={"calibration": cal, "cache": cache})
+    monkeypatch.setattr(measure, "reference_cycles", lambda l2: {
+        "core_to_core": 400.0, "core_to_core_burst": 95.0, "read_line": 40.0,
+        "upgrade_line": 160.0, "shared_bytes": 8 << 20, "shared_cycles": 60.0})
+    now = placement.as_placed_now(p, 1 << 20)
+    assert (now.ratio, now.trip_cycles) == (5.0, 400.0)
+    assert (now.platform.cache.l3_access_cycles, now.platform.cache.l3_writeback_cycles) == (
+        pytest.approx(40.0), pytest.approx(160.0))
+    older = p.model_copy(update={"cache": base.cache.model_copy(update={
+        "l3_access_cycles": 25.0, "l3_writeback_cycles": 6.6})})
+    now = placement.as_placed_now(older, 1 << 20)   # its write-back is an eviction: as it is
+    assert now.platform.cache.l3_writeback_cycles == 6.6
+
+
 def test_less_shared_cache_now_prices_the_tables_as_larger_working_sets():
     """The chase over 8 MB just before a run, read against the calibrated latency curve, says how
     much of the shared cache there is now; the profile is re-priced so that a working set costs

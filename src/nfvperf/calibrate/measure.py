@@ -57,7 +57,9 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     """A quick health check on ``cpu``: median cycles of a dependent load within L1 (16 KB,
     ``"l1_cycles"``) and over 8 x L2 (in the shared cache: ``"shared_bytes"`` and
     ``"shared_cycles"``), and of a cache line's one-way trip to another core and back
-    (``"core_to_core"``; ``"core_to_core_burst"``: a line of a burst of 32). On a shared
+    (``"core_to_core"``; ``"core_to_core_burst"``: a line of a burst of 32; ``"read_line"``
+    and ``"upgrade_line"``: this CPU's own side of a burst, a line read that the other wrote and
+    a line written that the other read: what the I/O EOs price). On a shared
     machine these move: a virtual machine's CPUs are placed near each other (one L3) or far
     (across the package), and the trip between them changes by 8x; compare them with the
     calibration's."""
@@ -75,4 +77,6 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     if d.get("core_to_core"):
         out["core_to_core"] = d["core_to_core"]["one_way_cycles"]["median"]
         out["core_to_core_burst"] = d["core_to_core"]["burst_line_cycles"]["median"]
+        for name in ("read_line", "upgrade_line"):
+            out[name] = d["core_to_core"][f"{name}_cycles"]["median"]
     return out

@@ -30,9 +30,11 @@ class Placement(NamedTuple):
 def as_placed_now(platform, l2_bytes: int) -> Placement:
     """The profile as the machine is placed now. A virtual machine's CPUs move between
     placements (the trip between them changes by up to 10x, every NF's cycles with it): the
-    I/O EOs, priced by that trip (l3_access_cycles, see nfvperf calibrate), are re-priced with
-    the trip measured just before the run, and the tables by the shared cache measured then
-    (``shared_cache_scale``), so that estimate and measurement see the same machine."""
+    I/O EOs, priced by the lines handed between the CPUs (l3_access_cycles and
+    l3_writeback_cycles, see nfvperf calibrate), are re-priced with those measured just before
+    the run, and the tables by the shared cache measured then (``shared_cache_scale``), so that
+    estimate and measurement see the same machine. ``ratio`` is the hand-over's now against
+    calibration's: the NF's side of it where the profile has it, else the whole burst's."""
     from nfvperf.calibrate.measure import reference_cycles
 
     cal = (platform.calibration or {}).get("core_to_core")
@@ -41,21 +43,33 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     now = reference_cycles(l2_bytes)
     if "core_to_core_burst" not in now:
         return Placement(platform, None, None)
-    ratio = now["core_to_core_burst"] / cal["burst_line_cycles"]["median"]
+
+    def now_over_cal(name: str) -> float | None:
+        known = f"{name}_cycles" in cal and name in now
+        return now[name] / cal[f"{name}_cycles"]["median"] if known else None
+
+    ratio = now_over_cal("read_line") or now["core_to_core_burst"] / \
+        cal["burst_line_cycles"]["median"]
+    # mem_I/O's write-back moves with the placement where it is the upgrade calibrate measured
+    upgrade = cal.get("upgrade_line_cycles", {}).get("median")
+    back = now_over_cal("upgrade_line") if upgrade == platform.cache.l3_writeback_cycles \
+        else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
-    return Placement(placed_at(platform, ratio, scale), ratio, now["core_to_core"], scale)
+    return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale)
 
 
-def placed_at(platform, ratio: float | None, cache_scale: float | None = None):
-    """The profile with the I/O EOs' trip (l3_access_cycles) ``ratio`` times calibration's,
-    and the load latency beyond the core's own caches that of a shared cache ``cache_scale``
-    times smaller (a working set then costs what one ``cache_scale`` times larger cost at
+def placed_at(platform, ratio: float | None, cache_scale: float | None = None,
+              back_ratio: float | None = None):
+    """The profile with the I/O EOs' hand-over (l3_access_cycles) ``ratio`` times
+    calibration's and their write-back (l3_writeback_cycles) ``back_ratio`` times, and the
+    load latency beyond the core's own caches that of a shared cache ``cache_scale`` times
+    smaller (a working set then costs what one ``cache_scale`` times larger cost at
     calibration)."""
     out = platform
-    if ratio is not None:
-        cache = platform.cache.model_copy(update={
-            "l3_access_cycles": platform.cache.l3_access_cycles * ratio})
-        out = out.model_copy(update={"cache": cache})
+    io = {k: getattr(platform.cache, k) * r for k, r in (
+        ("l3_access_cycles", ratio), ("l3_writeback_cycles", back_ratio)) if r is not None}
+    if io:
+        out = out.model_copy(update={"cache": platform.cache.model_copy(update=io)})
     if cache_scale is not None and platform.memory.load_latency is not None:
         private = platform.cache_l1_l2_bytes
         pts = [q for q in platform.memory.load_latency if q.bytes <= private] + [

@@ -264,8 +264,8 @@ GAP_CAUSES = {
                       "re-priced for it",
     "placed_nearer": "the CPUs were placed nearer than at calibration: only the I/O EOs are "
                      "re-priced for it",
-    "small_nf": "a small NF: the I/O EOs charge a whole line trip a packet, while part of the "
-                "packet is still in the NF's own cache",
+    "small_nf": "a small NF: its I/O EOs price the hand-over's lines one after another, while "
+                "the core overlaps part of them with its own work",
     "unexplained": "not explained by these rules (see the README)",
 }
 
