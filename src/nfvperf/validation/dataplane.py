@@ -201,6 +201,8 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
                                               m["batch_mean"])
             m["ratio"], m["trip"] = p.placement.ratio, p.placement.trip_cycles
             m["cache_scale"] = p.placement.cache_scale
+            cache = p.placement.platform.cache
+            m["io"] = [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)]
             m["moved"], m["held"] = p.retries, p.held
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
@@ -235,6 +237,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # (the chase over 8 x L2 against the calibrated latency; its tables priced so)
             "cache_scale": [None if r["cache_scale"] is None else round(r["cache_scale"], 2)
                             for r in runs],
+            # the I/O EOs' constants each run was priced with: a line read that the vSwitch's
+            # core wrote, a line written that it read (the hand-over measured before the run)
+            "io_cycles": [r["io"] for r in runs],
             # the one-way core-to-core trip before this row's run, in cycles (summary() groups
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
