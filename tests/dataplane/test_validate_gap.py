@@ -165,12 +165,13 @@ def test_the_io_eos_are_repriced_with_the_hand_over_measured_before_the_run(monk
     cal = {"core_to_core": {"one_way_cycles": {"median": 80.0},
                             "burst_line_cycles": {"median": 25.0},
                             "read_line_cycles": {"median": 8.0},
-                            "upgrade_line_cycles": {"median": 16.0}}}
+                            "upgrade_line_cycles": {"median": 16.04}}}
+    # the profile's values as its YAML has them: one decimal
     cache = base.cache.model_copy(update={"l3_access_cycles": 8.0, "l3_writeback_cycles": 16.0})
     p = base.model_copy(update={"calibration": cal, "cache": cache})
     monkeypatch.setattr(measure, "reference_cycles", lambda l2: {
         "core_to_core": 400.0, "core_to_core_burst": 95.0, "read_line": 40.0,
-        "upgrade_line": 160.0, "shared_bytes": 8 << 20, "shared_cycles": 60.0})
+        "upgrade_line": 160.4, "shared_bytes": 8 << 20, "shared_cycles": 60.0})
     now = placement.as_placed_now(p, 1 << 20)
     assert (now.ratio, now.trip_cycles) == (5.0, 400.0)
     assert (now.platform.cache.l3_access_cycles, now.platform.cache.l3_writeback_cycles) == (

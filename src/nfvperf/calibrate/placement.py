@@ -51,9 +51,10 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     ratio = now_over_cal("read_line") or now["core_to_core_burst"] / \
         cal["burst_line_cycles"]["median"]
     # mem_I/O's write-back moves with the placement where it is the upgrade calibrate measured
+    # (the profile writes it with one decimal)
     upgrade = cal.get("upgrade_line_cycles", {}).get("median")
-    back = now_over_cal("upgrade_line") if upgrade == platform.cache.l3_writeback_cycles \
-        else None
+    back = now_over_cal("upgrade_line") if upgrade is not None and \
+        round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
     return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale)
 
