@@ -79,13 +79,15 @@ def test_a_run_the_vcpus_moved_during_is_run_again(monkeypatch):
     assert next(trips) == 85                             # the third try was not run
 
 
-def _edges_run(placement):
+def _edges_run():
     """A run that sends traffic once: the session checks the placement at both its edges."""
     from contextlib import nullcontext
 
+    from nfvperf.dataplane.session import at_traffic_edge
+
     def run():
         for _ in range(2):
-            placement.at_traffic_edge(nullcontext)
+            at_traffic_edge(nullcontext)
         return "run"
     return run
 
@@ -102,13 +104,13 @@ def test_the_traffics_edges_judge_a_run_and_price_it(monkeypatch):
                   80, 81, 84, 80])
     monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
         platform, None, next(trips)))
-    run = _edges_run(placement)
+    run = _edges_run()
     p = placement.placed_run("profile", 1 << 20, run)
     assert (p.retries, p.held, p.placement.trip_cycles) == (0, True, 85)
     p = placement.placed_run("profile", 1 << 20, run)
     assert (p.retries, p.held, p.placement.trip_cycles) == (1, True, 81)
-    assert placement._EDGES.get() is None                # outside a placed run: no checks
-    placement.at_traffic_edge(lambda: pytest.fail("checked outside a placed run"))
+    from nfvperf.dataplane.session import at_traffic_edge
+    at_traffic_edge(lambda: pytest.fail("checked outside a placed run"))
 
 
 def test_without_edges_only_before_and_after_judge(monkeypatch):
@@ -117,7 +119,7 @@ def test_without_edges_only_before_and_after_judge(monkeypatch):
     trips = iter([80, 82])
     monkeypatch.setattr(placement, "as_placed_now", lambda platform, l2: placement.Placement(
         platform, None, next(trips)))
-    p = placement.placed_run("profile", 1 << 20, _edges_run(placement), edges=False)
+    p = placement.placed_run("profile", 1 << 20, _edges_run(), edges=False)
     assert (p.retries, p.held, p.placement.trip_cycles) == (0, True, 80)
 
 

@@ -1,6 +1,6 @@
 """Where a virtual machine's CPUs are placed: the trip of a cache line between the vSwitch's
-CPU and the NF's, measured before each run, the profile re-priced for it, and runs grouped by
-it. The hypervisor moves the two vCPUs between placements (the trip changes by up to 10x,
+CPU and the NF's, measured before each run and at the edges of its traffic, the profile
+re-priced for it, and runs grouped by it. The hypervisor moves the two vCPUs between placements (the trip changes by up to 10x,
 every NF's cycles with it), so estimate and measurement must see the same machine, and results
 are reported per placement. The shared cache moves too: other machines on the package take
 more or less of it (a chase over 8 MB measured 45-370 cycles a load from one minute to the
@@ -9,8 +9,7 @@ next here), and the same check prices the tables by the share there is now."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from contextvars import ContextVar
+from contextlib import nullcontext
 from typing import Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
@@ -137,44 +136,25 @@ class PlacedRun(NamedTuple, Generic[T]):
     held: bool
 
 
-#: while a run is placed (until_held): its check, and the placements seen at its traffic's edges
-_EDGES: ContextVar[tuple[Callable[[], Placement], list[Placement]] | None] = \
-    ContextVar("placement_edges", default=None)
-
-
-def at_traffic_edge(paused: Callable[[], AbstractContextManager]) -> None:
-    """Where a run is being placed (``until_held``), check the placement now, with the data
-    plane's processes held still by ``paused()`` so that the check has both CPUs to itself. A
-    data-plane session calls this right before it sends traffic and right after the traffic
-    ends: the vCPUs move every few seconds here, and the seconds spent starting processes and
-    filling tables, before, and stopping them, after, would otherwise hide a move and a move
-    back during the traffic itself. Outside ``until_held``, nothing."""
-    edges = _EDGES.get()
-    if edges is None:
-        return
-    check, seen = edges
-    with paused():
-        seen.append(check())
-
-
 def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float | None = None,
                tries: int = PLACED_TRIES, edges: bool = True) -> PlacedRun[T]:
     """``run()`` until the vCPUs hold one placement through it: ``check()`` measures where they
     are before and after, and (``edges``) at each edge of the data plane's traffic within it
-    (``at_traffic_edge``); a run with a trip a placement away from the first (or, given
+    (``dataplane.session.checked_at_traffic_edges``: the vCPUs move every few seconds here, and
+    the seconds of starting processes and filling tables before the traffic, and of stopping
+    them after, would hide a move and a move back during the traffic itself); a run with a
+    trip a placement away from the first (or, given
     ``at``, from ``at``) is run again, up to ``tries`` times (the last is kept, ``held``
     False). Where the traffic's edges were seen, they alone judge the run and the first of
     them is its placement: the traffic is what was measured."""
+    from nfvperf.dataplane.session import checked_at_traffic_edges
+
     for i in range(tries):
         seen: list[Placement] = []
-        token = _EDGES.set((check, seen)) if edges else None
-        try:
+        with checked_at_traffic_edges(lambda: seen.append(check())) if edges else nullcontext():
             before = check()
             result = run()
             after = check()
-        finally:
-            if token is not None:
-                _EDGES.reset(token)
         judged = seen or [before, after]
         ref = judged[0].trip_cycles if at is None else at
         if not any(moved(ref, p.trip_cycles) for p in judged):

@@ -16,11 +16,11 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from nfvperf.calibrate.placement import at_traffic_edge
 from nfvperf.dataplane.build import HUGEPAGES, binaries, hugepages
 from nfvperf.errors import RuntimeFailure
 
@@ -92,6 +92,33 @@ def cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+#: what checked_at_traffic_edges asks every session to call at its traffic's edges
+_EDGE_CHECK: ContextVar[Callable[[], None] | None] = ContextVar("traffic_edge_check",
+                                                               default=None)
+
+
+@contextmanager
+def checked_at_traffic_edges(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block, every session calls ``check()`` right before it sends traffic and
+    right after the traffic ends, its processes stopped meanwhile (``Session.paused``) so that
+    the check has the CPUs to itself: a measurement of the machine as the traffic met it (the
+    CPUs' placement, see ``calibrate.placement``)."""
+    token = _EDGE_CHECK.set(check)
+    try:
+        yield
+    finally:
+        _EDGE_CHECK.reset(token)
+
+
+def at_traffic_edge(paused: Callable[[], AbstractContextManager]) -> None:
+    """At an edge of a session's traffic: the check of the enclosing
+    ``checked_at_traffic_edges`` block, within ``paused()``; outside one, nothing."""
+    check = _EDGE_CHECK.get()
+    if check is not None:
+        with paused():
+            check()
 
 
 def _stopped(pid: int) -> bool:
