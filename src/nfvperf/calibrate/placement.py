@@ -154,8 +154,7 @@ def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float |
         with checked_at_traffic_edges(lambda: seen.append(check())) if edges else nullcontext():
             before = check()
             result = run()
-            after = check()
-        judged = seen or [before, after]
+        judged = seen or [before, check()]   # the edges, where the run sent traffic
         ref = judged[0].trip_cycles if at is None else at
         if not any(moved(ref, p.trip_cycles) for p in judged):
             return PlacedRun(result, judged[0], i, True)
