@@ -105,8 +105,7 @@ xfer_side(struct xfer *x, unsigned int worker, enum xfer_mode mode)
 			else
 				base[i * CAL_LINE / 8 + 1] = k;
 		}
-		rte_mb();
-		t = rte_rdtsc_precise() - t;
+		t = rte_rdtsc_precise() - t; /* its fence: the stores are done */
 		if (k > XFER_SETS) {
 			cycles += t;
 			timed++;

@@ -163,6 +163,7 @@ def test_the_io_eos_are_repriced_with_the_hand_over_measured_before_the_run(monk
     from nfvperf.calibrate import placement
     from nfvperf.eo.platform import load_platform
 
+    # the module, not the package's function of the same name
     measure = importlib.import_module("nfvperf.calibrate.measure")
     base = load_platform("xeon-e5-2690v2")
     cal = {"core_to_core": {"one_way_cycles": {"median": 80.0},

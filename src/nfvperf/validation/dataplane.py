@@ -17,6 +17,7 @@ from pathlib import Path
 from nfvperf.calibrate.placement import PLACEMENT_STEP, placed_run, placement_labels
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.errors import InputError
+from nfvperf.limits import GEN_SRC_NET
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,6 @@ def _bng(subs: int) -> list[Workload]:
     (the generator's one flow) into the core table; those entries are there from the start,
     so that the run measures the steady state its path describes, not a first pass of
     insertions (which at 1 M subscribers would be half of a run's packets)."""
-    from nfvperf.limits import GEN_SRC_NET
-
     args = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
     params = {"subscribers": subs, "core_entries": 2 * subs}
     learned = ("--core-fill", str(subs), "--core-ip-base", f"{GEN_SRC_NET}.0.0.0",
