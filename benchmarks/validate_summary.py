@@ -27,7 +27,8 @@ def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
     """The rows' errors had the estimate kept DRAM in the paper's separate bound."""
     from nfvperf.calibrate.placement import placed_at
     from nfvperf.eo.platform import load_platform
-    from nfvperf.validation.dataplane import cases, estimate_workload
+    from nfvperf.validation.dataplane import estimate_workload
+    from nfvperf.validation.workloads import cases
 
     p = load_platform(platform_path)
     p = p.model_copy(update={"conventions": p.conventions.model_copy(
@@ -71,7 +72,10 @@ def validate_table(rows: list[dict], paper: list[dict] | None = None,
                     "paper's separate memory bound)." if paper else "."))
     if "placement_moves" in rows[0]:
         moves = sum(r["placement_moves"] for r in rows)
-        lines.append(f"{moves} runs were run again because the vCPUs moved during them; "
+        disturbed = sum(r.get("disturbed_runs", 0) for r in rows)
+        lines.append(f"{moves} runs were run again because the vCPUs moved during them or "
+                     f"they were disturbed ({disturbed}: the NF's core shared, or the traffic's "
+                     "windows apart); "
                      f"rows whose every try moved: {sum(not r['placement_held'] for r in rows)}.")
     return "\n".join(lines)
 

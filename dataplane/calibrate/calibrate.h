@@ -48,6 +48,7 @@ int nfvp_cal_bench_core_to_core(FILE *f, const struct nfvp_cal_opts *o, unsigned
 /* tables.c: rte_hash, rte_lpm, a DFA */
 int nfvp_cal_bench_hash(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_bench_hash_load(FILE *f, const struct nfvp_cal_opts *o);
+double nfvp_cal_hash_hit(unsigned int entries, unsigned int key_len, uint64_t ops);
 int nfvp_cal_bench_lpm(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_bench_dfa(FILE *f, const struct nfvp_cal_opts *o);
 /* compute.c: checksums, incremental checksums, copies */

@@ -239,9 +239,13 @@ nfvp_cal_bench_writes(FILE *f, const struct nfvp_cal_opts *o)
 	return 0;
 }
 
+/* The reference's rte_hash: the calibration's smallest table and its keys */
+#define REF_HASH_ENTRIES 1024
+#define REF_HASH_KEY 16
+
 /* A quick health check (--reference): is this CPU, and the shared cache it reaches, as fast now
- * as when it was calibrated? Dependent loads within L1 and over 8 x L2, and core to core: a
- * JSON object of its own. */
+ * as when it was calibrated? Dependent loads within L1 and over 8 x L2, rte_hash lookups in a
+ * small table (the core's speed on an NF's work), and core to core: a JSON object of its own. */
 int
 nfvp_cal_reference(FILE *f, const struct nfvp_cal_opts *o)
 {
@@ -263,6 +267,11 @@ nfvp_cal_reference(FILE *f, const struct nfvp_cal_opts *o)
 		v[r] = chase(buf, big, 400000);
 	fprintf(f, ", \"l3_bytes\": %zu, ", big);
 	nfvp_cal_print_stat(f, "l3_chase_cycles", v, 3);
+	for (r = 0; r < 5; r++)
+		v[r] = nfvp_cal_hash_hit(REF_HASH_ENTRIES, REF_HASH_KEY, 100000);
+	fprintf(f, ", \"hash_entries\": %u, \"hash_key_bytes\": %u, ", REF_HASH_ENTRIES,
+		REF_HASH_KEY);
+	nfvp_cal_print_stat(f, "hash_hit_cycles", v, 5);
 	fprintf(f, ", ");
 	rc = nfvp_cal_bench_core_to_core(f, &(struct nfvp_cal_opts){ .quick = 1 }, 3);
 	if (rc < 0)

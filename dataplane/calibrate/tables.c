@@ -106,6 +106,34 @@ fail:
 	return -ENOMEM;
 }
 
+/* The core's speed on an NF's own work (--reference): rte_hash lookups that hit, in a table of
+ * `entries` random keys of `key_len` bytes (in L1 and L2 for the calibration's smallest table),
+ * as the calibration measures them; cycles a lookup, or -1 where the table cannot be made. A
+ * neighbour on the core's other hardware thread slows these by half or more while the lines
+ * between cores and the loads in L1 hardly move. */
+double
+nfvp_cal_hash_hit(unsigned int entries, unsigned int key_len, uint64_t ops)
+{
+	struct rte_hash_parameters hp = {
+		.name = "calib_probe", .entries = entries * 2, .key_len = key_len,
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+	};
+	uint8_t *keys = malloc((size_t)entries * key_len);
+	struct rte_hash *h = keys == NULL ? NULL : rte_hash_create(&hp);
+	double cycles = -1;
+	unsigned int i;
+
+	if (h != NULL) {
+		nfvp_cal_fill_random(keys, (size_t)entries * key_len);
+		for (i = 0; i < entries; i++)
+			rte_hash_add_key(h, keys + (size_t)i * key_len);
+		cycles = hash_ops(h, keys, key_len, entries, ops, 1);
+		rte_hash_free(h);
+	}
+	free(keys);
+	return cycles;
+}
+
 /* rte_hash_add_key by the table's load: a table of 16384 entries of 16 B keys (its buckets and
  * keys within L2: the load, not the cache, decides), made as the NFs make theirs (buckets that
  * overflow into a list), filled from empty to full; the cycles of the inserts of each tenth of

@@ -33,6 +33,21 @@ hist_median(const uint64_t *h)
 				  NFVP_CYCLE_SUB_BITS);
 }
 
+/* A cycles-per-packet histogram's filled bins, as [middle, packets] pairs: what a reader needs
+ * for the median of the packets between two reports (a run's steadiness). */
+static void
+cycle_hist_json(FILE *f, const char *name, const uint64_t *h)
+{
+	unsigned int b, n = 0;
+
+	fprintf(f, "\"%s\": [", name);
+	for (b = 0; b < NFVP_CYCLE_BINS; b++)
+		if (h[b] != 0)
+			fprintf(f, "%s[%.1f, %" PRIu64 "]", n++ ? ", " : "", nfvp_cycle_bin_mid(b),
+				h[b]);
+	fprintf(f, "], ");
+}
+
 static double
 lat_quantile(const struct vs_nf *nf, double q)
 {
@@ -75,6 +90,8 @@ nf_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 		s->loop_cycles,
 		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death, hist_median(s->loop_hist),
 		hist_median(s->handler_hist), nf->bytes, nf->ring_full);
+	cycle_hist_json(f, "loop_cycles_hist", s->loop_hist);
+	cycle_hist_json(f, "handler_cycles_hist", s->handler_hist);
 	sojourn_json(f, nf, us_per_tsc);
 	fprintf(f, "}");
 }

@@ -135,7 +135,8 @@ def test_generator_sweeps_what_the_bng_tables_hold(dataplane, which):
     BNG's tables: the BNG drops no frame, and they come back (the traffic of validate, at a
     rate a busy 2-CPU machine still carries; what it loses on the way is the rings', never
     the BNG's)."""
-    from nfvperf.validation.dataplane import cases, measure
+    from nfvperf.validation.dataplane import measure
+    from nfvperf.validation.workloads import cases
 
     traffic = cases(quick=True)["bng"][which]
     m = measure("bng", traffic, 128, rate_pps=5e4, duration_s=0.5)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nfvperf.validation.colocation import _row
-from nfvperf.validation.dataplane import Workload
+from nfvperf.validation.workloads import Workload
 
 
 def test_slowdowns_pair_each_run_with_the_run_alone_on_the_same_placement():

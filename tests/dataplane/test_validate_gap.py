@@ -83,7 +83,7 @@ def _edges_run():
     """A run that sends traffic once: the session checks the placement at both its edges."""
     from contextlib import nullcontext
 
-    from nfvperf.dataplane.session import at_traffic_edge
+    from nfvperf.dataplane.watch import at_traffic_edge
 
     def run():
         for _ in range(2):
@@ -110,7 +110,7 @@ def test_the_traffics_edges_judge_a_run_and_price_it(monkeypatch):
     p = placement.placed_run("profile", 1 << 20, run)
     assert (p.retries, p.held, p.placement.trip_cycles) == (1, True, 81)
     assert next(trips, None) is None                     # no check after a run that sent traffic
-    from nfvperf.dataplane.session import at_traffic_edge
+    from nfvperf.dataplane.watch import at_traffic_edge
     at_traffic_edge(lambda: pytest.fail("checked outside a placed run"))
 
 

@@ -59,8 +59,10 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     ``"shared_cycles"``), and of a cache line's one-way trip to another core and back
     (``"core_to_core"``; ``"core_to_core_burst"``: a line of a burst of 32; ``"read_line"``
     and ``"upgrade_line"``: this CPU's own side of a burst, a line read that the other wrote and
-    a line written that the other read: what the I/O EOs price). On a shared
-    machine these move: a virtual machine's CPUs are placed near each other (one L3) or far
+    a line written that the other read: what the I/O EOs price), and of an rte_hash lookup
+    that hits in a small table (``"hash_hit"``, with ``"hash_entries"`` and
+    ``"hash_key_bytes"``: the core's speed on an NF's work, which a neighbour on its other
+    hardware thread slows). On a shared machine these move: a virtual machine's CPUs are placed near each other (one L3) or far
     (across the package), and the trip between them changes by 8x; compare them with the
     calibration's."""
     binary = binaries()["calibrate"]
@@ -73,7 +75,9 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
                              + (p.stderr.strip().splitlines() or ["?"])[-1])
     d = json.loads(p.stdout)
     out = {"l1_cycles": d["l1_chase_cycles"]["median"], "shared_bytes": d["l3_bytes"],
-           "shared_cycles": d["l3_chase_cycles"]["median"]}
+           "shared_cycles": d["l3_chase_cycles"]["median"],
+           "hash_hit": d["hash_hit_cycles"]["median"], "hash_entries": d["hash_entries"],
+           "hash_key_bytes": d["hash_key_bytes"]}
     if d.get("core_to_core"):
         out["core_to_core"] = d["core_to_core"]["one_way_cycles"]["median"]
         out["core_to_core_burst"] = d["core_to_core"]["burst_line_cycles"]["median"]

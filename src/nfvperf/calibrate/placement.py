@@ -17,13 +17,35 @@ T = TypeVar("T")
 
 class Placement(NamedTuple):
     """The profile re-priced for the CPUs' placement now, the ratio of the core-to-core trip
-    now to at calibration, the one-way trip now in cycles, and how many times less of the
-    shared cache there is now than at calibration (None where unknown)."""
+    now to at calibration, the one-way trip now in cycles, how many times less of the
+    shared cache there is now than at calibration, and how many times slower the NF's core is
+    on rte_hash lookups now than at calibration (None where unknown)."""
 
     platform: object
     ratio: float | None
     trip_cycles: float | None
     cache_scale: float | None = None
+    core_ratio: float | None = None
+
+
+#: a core this many times slower on rte_hash lookups than at calibration is shared: another
+#: machine runs on its other hardware thread (here the lookups then take 1.6x as long, come
+#: and go within seconds, and no placement check sees them)
+SHARED_CORE_STEP = 1.25
+
+
+def shared_core(p: Placement) -> bool:
+    """Whether the NF's core was shared when ``p`` was measured (False where unknown)."""
+    return p.core_ratio is not None and p.core_ratio > SHARED_CORE_STEP
+
+
+def core_ratio(platform, now: dict) -> float | None:
+    """The reference check's rte_hash lookups (``now``) over calibration's on the same table;
+    None where either lacks them."""
+    same = [h for h in (platform.calibration or {}).get("hash", ())
+            if (h["entries"], h["key_bytes"]) == (now.get("hash_entries"),
+                                                  now.get("hash_key_bytes"))]
+    return now["hash_hit"] / same[0]["lookup_hit_cycles"]["median"] if same else None
 
 
 def as_placed_now(platform, l2_bytes: int) -> Placement:
@@ -55,7 +77,8 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     back = now_over_cal("upgrade_line") if upgrade is not None and \
         round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
-    return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale)
+    return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale,
+                     core_ratio(platform, now))
 
 
 def placed_at(platform, ratio: float | None, cache_scale: float | None = None,
@@ -128,27 +151,35 @@ PLACED_TRIES = 4
 
 class PlacedRun(NamedTuple, Generic[T]):
     """A run on a placement that held: what it returned, the placement before it, the runs
-    thrown away because the placement moved during them, and whether the last one held."""
+    thrown away because the placement moved during them or they were disturbed, whether the
+    kept one held undisturbed, and how many of those thrown away were disturbed."""
 
     result: T
     placement: Placement
     retries: int
     held: bool
+    disturbed: int = 0
 
 
 def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float | None = None,
-               tries: int = PLACED_TRIES, edges: bool = True) -> PlacedRun[T]:
+               tries: int = PLACED_TRIES, edges: bool = True,
+               steady: Callable[[T], bool] | None = None) -> PlacedRun[T]:
     """``run()`` until the vCPUs hold one placement through it: ``check()`` measures where they
     are before and after, and (``edges``) at each edge of the data plane's traffic within it
-    (``dataplane.session.checked_at_traffic_edges``: the vCPUs move every few seconds here, and
+    (``dataplane.watch.checked_at_traffic_edges``: the vCPUs move every few seconds here, and
     the seconds of starting processes and filling tables before the traffic, and of stopping
     them after, would hide a move and a move back during the traffic itself); a run with a
     trip a placement away from the first (or, given
     ``at``, from ``at``) is run again, up to ``tries`` times (the last is kept, ``held``
     False). Where the traffic's edges were seen, they alone judge the run and the first of
-    them is its placement: the traffic is what was measured."""
-    from nfvperf.dataplane.session import checked_at_traffic_edges
+    them is its placement: the traffic is what was measured. A run is disturbed, and run again
+    too, where a check saw the NF's core shared (``shared_core``) or ``steady(result)``
+    rejects the traffic between its edges (``dataplane.watch``: a move and back, or a
+    neighbour that came and went, within it); where no try held undisturbed, the first that
+    held is kept (``held`` False)."""
+    from nfvperf.dataplane.watch import checked_at_traffic_edges
 
+    disturbed, kept = 0, None
     for i in range(tries):
         seen: list[Placement] = []
         with checked_at_traffic_edges(lambda: seen.append(check())) if edges else nullcontext():
@@ -157,18 +188,23 @@ def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float |
         judged = seen or [before, check()]   # the edges, where the run sent traffic
         ref = judged[0].trip_cycles if at is None else at
         if not any(moved(ref, p.trip_cycles) for p in judged):
-            return PlacedRun(result, judged[0], i, True)
-    return PlacedRun(result, judged[0], tries - 1, False)
+            if not any(shared_core(p) for p in judged) and (steady is None or steady(result)):
+                return PlacedRun(result, judged[0], i, True, disturbed)
+            disturbed += 1
+            kept = kept or (result, judged[0])   # held, if disturbed: better than moved
+    if kept is not None:
+        return PlacedRun(*kept, tries - 1, False, disturbed - 1)
+    return PlacedRun(result, judged[0], tries - 1, False, disturbed)
 
 
 def placed_run(platform, l2_bytes: int, run: Callable[[], T], tries: int = PLACED_TRIES,
-               edges: bool = True) -> PlacedRun[T]:
+               edges: bool = True, steady: Callable[[T], bool] | None = None) -> PlacedRun[T]:
     """``run()`` on a placement that held through it, with the profile priced for it. A run
     during which the vCPUs moved measured two machines at once and matches no estimate: it is
-    run again (``until_held``; ``edges``: judged at the edges of its traffic). A move and back
-    within the traffic itself goes unseen: the median of several runs absorbs it."""
+    run again (``until_held``; ``edges``: judged at the edges of its traffic; ``steady``: by
+    its traffic's windows)."""
     return until_held(run, lambda: as_placed_now(platform, l2_bytes), tries=tries,
-                      edges=edges)
+                      edges=edges, steady=steady)
 
 
 def placements(trips: Sequence[float]) -> list[int]:

@@ -102,7 +102,8 @@ def validate_dataplane(
     import tempfile
 
     from nfvperf.dataplane.sweep import parse_list
-    from nfvperf.validation.dataplane import cases, html_report, plot as draw, validate
+    from nfvperf.validation.dataplane import html_report, plot as draw, validate
+    from nfvperf.validation.workloads import cases
     from nfvperf.units import check_frame_bytes
 
     set_quiet(quiet)
@@ -122,7 +123,7 @@ def validate_dataplane(
         with stages() as say:
             rows = validate(platform, nf or list(cases(quick)), sizes,
                             quick=quick,
-                            duration_s=0.5 if quick else 1.0, repeats=1 if quick else 3,
+                            duration_s=0.5, repeats=1 if quick else 3,
                             progress=say)
         pngs = {}
         for name in dict.fromkeys(r["nf"] for r in rows):

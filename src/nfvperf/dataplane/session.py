@@ -16,12 +16,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
-from contextvars import ContextVar
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from nfvperf.dataplane.build import HUGEPAGES, binaries, hugepages
+from nfvperf.dataplane.watch import at_traffic_edge
 from nfvperf.errors import RuntimeFailure
 
 
@@ -92,33 +92,6 @@ def cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-#: what checked_at_traffic_edges asks every session to call at its traffic's edges
-_EDGE_CHECK: ContextVar[Callable[[], None] | None] = ContextVar("traffic_edge_check",
-                                                               default=None)
-
-
-@contextmanager
-def checked_at_traffic_edges(check: Callable[[], None]) -> Iterator[None]:
-    """Within the block, every session calls ``check()`` right before it sends traffic and
-    right after the traffic ends, its processes stopped meanwhile (``Session.paused``) so that
-    the check has the CPUs to itself: a measurement of the machine as the traffic met it (the
-    CPUs' placement, see ``calibrate.placement``)."""
-    token = _EDGE_CHECK.set(check)
-    try:
-        yield
-    finally:
-        _EDGE_CHECK.reset(token)
-
-
-def at_traffic_edge(paused: Callable[[], AbstractContextManager]) -> None:
-    """At an edge of a session's traffic: the check of the enclosing
-    ``checked_at_traffic_edges`` block, within ``paused()``; outside one, nothing."""
-    check = _EDGE_CHECK.get()
-    if check is not None:
-        with paused():
-            check()
 
 
 def _stopped(pid: int) -> bool:
@@ -356,14 +329,19 @@ class Session:
             stdout=subprocess.DEVNULL, stderr=self._log("gen.err"))
         self.gen_t0 = time.monotonic()
 
-    def wait_traffic(self, progress: Callable[[str, int, int], None] | None = None) -> dict:
-        """Wait for the generator to finish; its report (sent, received, latency)."""
+    def wait_traffic(self, progress: Callable[[str, int, int], None] | None = None,
+                     sample_s: float | None = None) -> dict:
+        """Wait for the generator to finish; its report (sent, received, latency). With
+        ``sample_s``, the vSwitch's report every that many seconds meanwhile, in ``samples``."""
         assert self.gen is not None, "start_traffic first"
         tenths = max(1, int(self.gen_duration * 10))
+        self.samples: list[dict] = []
         while self.gen.poll() is None:
             elapsed = time.monotonic() - self.gen_t0
             if progress:
                 progress("running", min(int(elapsed * 10), tenths), tenths)
+            if sample_s and elapsed >= sample_s * len(self.samples):
+                self.samples.append(self.stats())
             if elapsed > self.gen_duration + 60:
                 raise RuntimeFailure("dataplane: the generator did not stop")
             time.sleep(0.05)

@@ -67,7 +67,7 @@ def validate(platform_path: str, nfs: Sequence[str], *, neighbours: Sequence[int
     runs of each run against the run alone just before it, where both saw the same placement
     (a move of the CPUs between them changes the cycles more than neighbours do)."""
     from nfvperf.eo.platform import load_platform
-    from nfvperf.validation.dataplane import cases
+    from nfvperf.validation.workloads import cases
 
     platform = load_platform(platform_path)
     if platform.conventions.memory_stalls != "cycles":
@@ -122,8 +122,8 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
 
     # judged before and after only: at the traffic's edges the neighbours run on the vSwitch's
     # CPU, and a check then would share it with them
-    (m, rates), placement, moves, _ = placed_run(platform, int(platform.cache.l2_bytes),
-                                                 beside_hogs, edges=False)
+    got = placed_run(platform, int(platform.cache.l2_bytes), beside_hogs, edges=False)
+    (m, rates), placement, moves = got.result, got.placement, got.retries
     placed, trip = placement.platform, placement.trip_cycles
     shared = trip is not None and trip < SHARED_TRIP_SHARE * dram
     sharing = Sharing(tuple(Neighbour(r["bytes"], r["loads_per_s"]) for r in rates)

@@ -10,128 +10,84 @@ its single-core rate is the TSC rate over the loop's cycles per packet.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from nfvperf.calibrate.placement import PLACEMENT_STEP, placed_run, placement_labels
+from nfvperf.calibrate.placement import PLACEMENT_STEP, PlacedRun, placed_run, placement_labels
 from nfvperf.dataplane.session import Session, chain_mac
+from nfvperf.dataplane.watch import WINDOW_S, hist_median, steady, window_medians
 from nfvperf.errors import InputError
-from nfvperf.limits import GEN_SRC_NET
+from nfvperf.validation.workloads import Workload, cases
 
 
-@dataclass(frozen=True)
-class Workload:
-    """What an NF is validated on: the generator's options (the traffic), the NF's (its
-    tables) and the model's (its params, and the path these packets take: None for the
-    model's mix or only path)."""
-
-    name: str
-    gen: tuple[str, ...] = ()
-    nf_args: tuple[str, ...] = ()
-    params: dict[str, float] = field(default_factory=dict)
-    mpls: bool = False
-    path: str | None = None
-    min_frame: int = 64
+#: bursts of one measurement at most: here the machine changes within a second, and a burst
+#: costs about one second with its checks
+BURST_TRIES = 8
 
 
-def _bng(subs: int) -> list[Workload]:
-    """The BNG's two directions over `subs` subscribers: QinQ tag pairs swept over the
-    subscriber table towards /24 routes; GRE keys and inner addresses swept over the core
-    table (filled with as many customers). The access side learns each subscriber's source
-    (the generator's one flow) into the core table; those entries are there from the start,
-    so that the run measures the steady state its path describes, not a first pass of
-    insertions (which at 1 M subscribers would be half of a run's packets)."""
-    args = ("--subscribers", str(subs), "--core-entries", str(2 * subs), "--port-base", "1")
-    params = {"subscribers": subs, "core_entries": 2 * subs}
-    learned = ("--core-fill", str(subs), "--core-ip-base", f"{GEN_SRC_NET}.0.0.0",
-               "--core-ip-step", "0")
-    return [
-        Workload(f"access, {subs} subscribers, /24 routes", path="access",
-                gen=("--encap", "qinq", "--vlan-count", str(subs), "--dst-ip-base",
-                     "10.0.0.1", "--dst-ip-step", "256", "--dst-ip-count", "65536"),
-                nf_args=(*args, *learned), params={**params, "prefix_bytes": 3}),
-        Workload(f"core, {subs} subscribers", path="core", min_frame=96,
-                gen=("--encap", "gre", "--dst-ip-base", "10.0.0.1", "--dst-ip-count",
-                     str(subs)),
-                nf_args=(*args, "--core-fill", str(subs)), params=params),
-    ]
-
-
-def cases(quick: bool) -> dict[str, list[Workload]]:
-    """The NFs validated and the traffic each needs: the paper's few vs many destinations
-    (and destinations the table lacks: its hit rate), sources spread over the table, routes that
-    end within the first DIR-24-8 table or need the second, one flow vs many, tables that fit
-    the caches vs tables in DRAM; payload scanned byte by byte."""
-    entries = 1 << 16 if quick else 1 << 21
-    table = ("--entries", str(entries), "--port-base", "1")
-    conns = 1 << 12 if quick else 1 << 16   # the generator's flows: at most 65536
-    return {
-        "l2fwd": [
-            Workload("1 destination", nf_args=table,
-                     params={"entries": entries, "destinations": 1}),
-            Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
-                     nf_args=table, params={"entries": entries, "destinations": entries}),
-            Workload(f"{2 * entries} destinations, half unknown (dropped)",
-                     gen=("--dst-mac-count", str(2 * entries)), nf_args=table,
-                     params={"entries": entries, "destinations": 2 * entries}),
-        ],
-        "learnsw": [
-            Workload("1 destination", nf_args=table,
-                     params={"entries": entries, "destinations": 1, "sources": 1}),
-            Workload(f"{entries} destinations", gen=("--dst-mac-count", str(entries)),
-                     nf_args=table,
-                     params={"entries": entries, "destinations": entries, "sources": 1}),
-            Workload(f"{entries} sources", gen=("--src-mac-count", str(entries)),
-                     nf_args=table,
-                     params={"entries": entries, "destinations": 1, "sources": entries}),
-        ],
-        "router": [
-            Workload("/24 routes", gen=("--dst-ip-base", "10.0.0.1", "--dst-ip-step", "256",
-                                       "--dst-ip-count", "65536"),
-                     nf_args=("--port-base", "1"),
-                     params={"prefix_bytes": 3, "destinations": 65536}),
-            Workload("/28 routes", gen=("--dst-ip-base", "11.0.0.1", "--dst-ip-step", "16",
-                                       "--dst-ip-count", "4096"),
-                     nf_args=("--port-base", "1"),
-                     params={"prefix_bytes": 4, "destinations": 4096}),
-        ],
-        "mpls": [Workload("one label", mpls=True)],
-        "nat": [
-            Workload("1 flow", nf_args=("--entries", str(conns)),
-                     params={"entries": conns, "flows": 1}),
-            Workload(f"{conns} flows", gen=("--flows", str(conns)),
-                     nf_args=("--entries", str(conns)), params={"entries": conns, "flows": conns}),
-        ],
-        "ids": [Workload("100 random signatures, payload without matches")],
-        # 64K subscribers: tables in L3; 1M: in DRAM (the paper's 16M does not fit 1 GB of
-        # hugepages)
-        "bng": _bng(1 << 16) + ([] if quick else _bng(1 << 20)),
-    }
-
-
-def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
-            duration_s: float) -> dict:
-    """Run the NF alone in a chain (every MAC goes to it) and read its cycle counts."""
+@contextmanager
+def nf_alone(nf: str, traffic: Workload) -> Iterator[Session]:
+    """A data plane with the NF alone in a chain (every MAC goes to it), its tables filled."""
     with Session("double-buffer") as s:
         s.add_nfs(nf, ["x"], args=traffic.nf_args)
         s.set_chain(0, ["x"])
         s.default_chain(0)
-        s.start_traffic(rate_pps=rate_pps, frame_bytes=frame_bytes, duration_s=duration_s,
-                        macs=[chain_mac(0) if traffic.mpls else "02:00:00:00:00:00"],
-                        mpls=traffic.mpls, extra=traffic.gen)
-        gen = s.wait_traffic()
-        report = s.close()
-    st = report["per_nf"][0]
-    rx = max(st["rx"], 1)
-    # the median over busy loops of their cycles per packet: a loop that the scheduler
-    # interrupted (the generator shares the NF's core here) counts as an outlier, not in full
-    return {"rx": st["rx"], "delivered": gen["received"], "sent": gen["sent"],
-            "dropped_by_nf": st["drop"], "tsc_hz": report["tsc_hz"],
-            "loop_cycles": float(st["loop_cycles_median"]),
-            "handler_cycles": float(st["handler_cycles_median"]),
-            "loop_cycles_mean": st["loop_cycles"] / rx,
-            "batch_mean": st["rx"] / max(st["busy_polls"], 1)}
+        yield s
+
+
+def burst(s: Session, traffic: Workload, frame_bytes: int, *, rate_pps: float,
+          duration_s: float) -> dict:
+    """One burst of the traffic through the NF of ``nf_alone``, and what its counters say of
+    that burst alone: the median over the NF's busy loops of their cycles a packet (a loop
+    that the scheduler interrupted, the generator sharing the NF's core here, is an outlier
+    there, not counted in full), and the same window by window (``dataplane.watch``)."""
+    before = s.stats()
+    s.start_traffic(rate_pps=rate_pps, frame_bytes=frame_bytes, duration_s=duration_s,
+                    macs=[chain_mac(0) if traffic.mpls else "02:00:00:00:00:00"],
+                    mpls=traffic.mpls, extra=traffic.gen)
+    gen = s.wait_traffic(sample_s=WINDOW_S)
+    after = s.stats()
+    a, b = before["per_nf"][0], after["per_nf"][0]
+    rx = b["rx"] - a["rx"]
+
+    def median(hist: str) -> float:
+        old = {m: n for m, n in a[hist]}
+        return hist_median([(m, n - old.get(m, 0)) for m, n in b[hist]]) or 0.0
+
+    return {"rx": rx, "delivered": gen["received"], "sent": gen["sent"],
+            "dropped_by_nf": b["drop"] - a["drop"], "tsc_hz": after["tsc_hz"],
+            "loop_cycles": median("loop_cycles_hist"),
+            "handler_cycles": median("handler_cycles_hist"),
+            "loop_cycles_mean": (b["loop_cycles"] - a["loop_cycles"]) / max(rx, 1),
+            "batch_mean": rx / max(b["busy_polls"] - a["busy_polls"], 1),
+            "windows": window_medians([before, *s.samples, after])}
+
+
+def measure(nf: str, traffic: Workload, frame_bytes: int, *, rate_pps: float,
+            duration_s: float) -> dict:
+    """Run the NF alone with one burst of the traffic and read its cycle counts (``burst``)."""
+    with nf_alone(nf, traffic) as s:
+        m = burst(s, traffic, frame_bytes, rate_pps=rate_pps, duration_s=duration_s)
+        s.close()
+    return m
+
+
+def measure_placed(nf: str, traffic: Workload, frame_bytes: int, platform, *,
+                   rate_pps: float, duration_s: float,
+                   tries: int = BURST_TRIES) -> PlacedRun[dict]:
+    """The NF alone, its tables filled once, and bursts of the traffic until one holds its
+    placement undisturbed (``calibrate.placement.until_held``: checked at each burst's edges,
+    the NF's core not shared, the burst's windows steady within the tolerance), with the
+    profile priced for that placement. The machine changes within a second here (the vCPUs
+    move, another machine takes the NF core's other hardware thread): bursts within one
+    session make a try cost the burst alone, not the NF's start and table fill."""
+    with nf_alone(nf, traffic) as s:
+        p = placed_run(platform, int(platform.cache.l2_bytes), lambda: burst(
+            s, traffic, frame_bytes, rate_pps=rate_pps, duration_s=duration_s),
+            tries=tries, steady=lambda m: steady(m["windows"], TOLERANCE_PCT / 100))
+        s.close()
+    return p
 
 
 def estimate_workload(nf: str, traffic: Workload, platform, frame_bytes: int,
@@ -172,7 +128,7 @@ def summary(rows: Sequence[dict]) -> list[dict]:
 
 
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
-             quick: bool = False, rate_pps: float = 2e6, duration_s: float = 1.0,
+             quick: bool = False, rate_pps: float = 2e6, duration_s: float = 0.5,
              repeats: int = 3,
              progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
     """Estimate beside measurement, one row per NF, traffic pattern and frame size. Each of
@@ -193,8 +149,8 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
         runs = []
         for _ in range(repeats):
-            p = placed_run(platform, int(platform.cache.l2_bytes), lambda: measure(
-                nf, traffic, size, rate_pps=rate_pps, duration_s=duration_s))
+            p = measure_placed(nf, traffic, size, platform, rate_pps=rate_pps,
+                               duration_s=duration_s)
             m = p.result
             m["estimate"] = estimate_workload(nf, traffic, p.placement.platform, size,
                                               m["batch_mean"])
@@ -202,7 +158,8 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             m["cache_scale"] = p.placement.cache_scale
             cache = p.placement.platform.cache
             m["io"] = [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)]
-            m["moved"], m["held"] = p.retries, p.held
+            m["moved"], m["held"], m["disturbed"] = p.retries, p.held, p.disturbed
+            m["core_ratio"] = p.placement.core_ratio
             m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
                 / m["loop_cycles"]
             runs.append(m)
@@ -246,6 +203,17 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # run held its placement throughout (False: it moved on every try)
             "placement_moves": sum(r["moved"] for r in runs),
             "placement_held": m["held"],
+            # of those, the runs disturbed: the NF's core shared at an edge of the traffic, or
+            # the traffic's windows further apart than the tolerance (a move and back, or a
+            # neighbour that came and went, within it)
+            "disturbed_runs": sum(r["disturbed"] for r in runs),
+            # the NF's core's rte_hash lookups before each run, against calibration (above
+            # calibrate.placement.SHARED_CORE_STEP: shared with another machine)
+            "core_ratio": [None if r["core_ratio"] is None else round(r["core_ratio"], 2)
+                           for r in runs],
+            # this row's run, window by window (dataplane.watch.WINDOW_S): median cycles of
+            # the NF's busy loops a packet
+            "window_cycles": m["windows"],
         })
         causes = gap(rows[-1], m["ratio"])
         rows[-1]["gap_causes"] = list(causes)
