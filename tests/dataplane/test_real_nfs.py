@@ -74,6 +74,10 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
         assert r["dropped_by_nf"] == 0 and r["delivered"] > 0   # every destination routed
         assert r["error_pct"] == pytest.approx(
             100 * (r["estimated_cycles"] - r["measured_cycles"]) / r["measured_cycles"])
+        # the burst kept: read window by window, the core checked against calibration
+        assert r["window_cycles"] and all(w > 0 for w in r["window_cycles"])
+        assert len(r["core_ratio"]) == 1 and r["core_ratio"][0] > 0
+        assert 0 <= r["disturbed_runs"] <= r["placement_moves"]
     text = report.read_text()
     assert text.count("data:image/png;base64,") == 2 and "router" in text
 
