@@ -158,6 +158,19 @@ def test_doubts_name_what_a_healthy_memory_system_would_not_show():
                      "a lookup in the largest hash table costs no more than over the smallest"]
 
 
+def test_a_calibration_on_a_shared_core_is_doubted():
+    """The calibration's rte_hash lookups (40 cycles here) against the quietest of the checks
+    after it: 1.6x what the core does alone says another machine shared the core."""
+    quiet = {"hash_hit": 25.0, "hash_entries": 1024, "hash_key_bytes": 16}
+    shared = {**quiet, "hash_hit": 41.0}
+    found = doubts(HOST, synthetic(), [shared, quiet, shared])
+    assert found == ["rte_hash lookups took 1.60x what the core took alone afterwards: another "
+                     "machine shared the core (its other hardware thread) while calibrating; "
+                     "calibrate again"]
+    assert doubts(HOST, synthetic(), [shared, {**quiet, "hash_hit": 36.0}]) == []
+    assert doubts(HOST, synthetic(), [{**quiet, "hash_entries": 4096}]) == []
+
+
 def test_access_mode_picks_overlapped_or_dependent_loads():
     d = synthetic()
     for p in d["load_latency"]:

@@ -54,9 +54,11 @@ def calibrate(
         section = dp.derive(raw)
     text = profile_yaml(host, data, name=name, access=access, dataplane=section)
     if not quiet:
-        from nfvperf.calibrate.sanity import doubts
+        from nfvperf.calibrate.measure import reference_cycles
+        from nfvperf.calibrate.sanity import QUIET_CHECKS, doubts
 
-        for line in doubts(host, data):
+        after = [reference_cycles(host.l2_bytes, cpu=cpu) for _ in range(QUIET_CHECKS)]
+        for line in doubts(host, data, after):
             typer.echo(f"nfvperf: notice: calibrate: {line}", err=True)
     if out is not None:
         from nfvperf.io import write_atomic
