@@ -53,12 +53,18 @@ def hist_median(pairs: Sequence[Sequence[float]]) -> float | None:
     total = sum(n for _, n in pairs)
     if total <= 0:
         return None
-    rank, seen = total / 2, 0.0
+    seen = 0.0
     for mid, n in sorted(pairs):
         seen += n
-        if seen >= rank:
+        if seen >= total / 2:
             return float(mid)
-    return float(max(m for m, _ in pairs))
+
+
+def between(before: Sequence[Sequence[float]],
+            after: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
+    """The packets of two reports' cumulative [middle, packets] bins that came in between."""
+    old = {m: n for m, n in before}
+    return [(m, n - old.get(m, 0)) for m, n in after]
 
 
 def window_medians(samples: Sequence[dict], nf: int = 0,
@@ -68,8 +74,7 @@ def window_medians(samples: Sequence[dict], nf: int = 0,
     start), for the windows with at least ``min_packets``."""
     out = []
     for a, b in zip(samples, samples[1:]):
-        before = {m: n for m, n in a["per_nf"][nf]["loop_cycles_hist"]}
-        delta = [(m, n - before.get(m, 0)) for m, n in b["per_nf"][nf]["loop_cycles_hist"]]
+        delta = between(a["per_nf"][nf]["loop_cycles_hist"], b["per_nf"][nf]["loop_cycles_hist"])
         if sum(n for _, n in delta) >= min_packets:
             out.append(hist_median(delta))
     return out

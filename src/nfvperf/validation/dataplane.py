@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nfvperf.calibrate.placement import PLACEMENT_STEP, PlacedRun, placed_run, placement_labels
 from nfvperf.dataplane.session import Session, chain_mac
-from nfvperf.dataplane.watch import WINDOW_S, hist_median, steady, window_medians
+from nfvperf.dataplane.watch import WINDOW_S, between, hist_median, steady, window_medians
 from nfvperf.errors import InputError
 from nfvperf.validation.workloads import Workload, cases
 
@@ -52,8 +52,7 @@ def burst(s: Session, traffic: Workload, frame_bytes: int, *, rate_pps: float,
     rx = b["rx"] - a["rx"]
 
     def median(hist: str) -> float:
-        old = {m: n for m, n in a[hist]}
-        return hist_median([(m, n - old.get(m, 0)) for m, n in b[hist]]) or 0.0
+        return hist_median(between(a[hist], b[hist])) or 0.0
 
     return {"rx": rx, "delivered": gen["received"], "sent": gen["sent"],
             "dropped_by_nf": b["drop"] - a["drop"], "tsc_hz": after["tsc_hz"],
