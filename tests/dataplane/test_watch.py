@@ -67,17 +67,14 @@ def test_a_run_on_a_shared_core_is_run_again(monkeypatch):
 
 
 def test_the_core_is_compared_with_calibrations_lookups_on_the_same_table():
-    from types import SimpleNamespace
-
     from nfvperf.calibrate.placement import core_ratio
 
     cal = {"hash": [{"entries": 1024, "key_bytes": 16, "lookup_hit_cycles": {"median": 28.0}},
                     {"entries": 65536, "key_bytes": 16, "lookup_hit_cycles": {"median": 90.0}}]}
-    platform = SimpleNamespace(calibration=cal)
     now = {"hash_hit": 42.0, "hash_entries": 1024, "hash_key_bytes": 16}
-    assert core_ratio(platform, now) == pytest.approx(1.5)
-    assert core_ratio(platform, {**now, "hash_entries": 4096}) is None
-    assert core_ratio(SimpleNamespace(calibration=None), now) is None
+    assert core_ratio(cal, now) == pytest.approx(1.5)
+    assert core_ratio(cal, {**now, "hash_entries": 4096}) is None
+    assert core_ratio(None, now) is None
 
 
 def test_bursts_in_one_session_count_their_own_packets(dataplane):

@@ -62,9 +62,9 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     a line written that the other read: what the I/O EOs price), and of an rte_hash lookup
     that hits in a small table (``"hash_hit"``, with ``"hash_entries"`` and
     ``"hash_key_bytes"``: the core's speed on an NF's work, which a neighbour on its other
-    hardware thread slows). On a shared machine these move: a virtual machine's CPUs are placed near each other (one L3) or far
-    (across the package), and the trip between them changes by 8x; compare them with the
-    calibration's."""
+    hardware thread slows). On a shared machine these move: a virtual machine's CPUs are
+    placed near each other (one L3) or far (across the package), and the trip between them
+    changes by 8x; compare them with the calibration's."""
     binary = binaries()["calibrate"]
     p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128", "--no-pci",
                         "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",

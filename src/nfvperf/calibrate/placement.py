@@ -1,10 +1,12 @@
 """Where a virtual machine's CPUs are placed: the trip of a cache line between the vSwitch's
 CPU and the NF's, measured before each run and at the edges of its traffic, the profile
-re-priced for it, and runs grouped by it. The hypervisor moves the two vCPUs between placements (the trip changes by up to 10x,
-every NF's cycles with it), so estimate and measurement must see the same machine, and results
-are reported per placement. The shared cache moves too: other machines on the package take
-more or less of it (a chase over 8 MB measured 45-370 cycles a load from one minute to the
-next here), and the same check prices the tables by the share there is now."""
+re-priced for it, and runs grouped by it. The hypervisor moves the two vCPUs between
+placements (the trip changes by up to 10x, every NF's cycles with it), so estimate and
+measurement must see the same machine, and results are reported per placement. The shared
+cache moves too: other machines on the package take more or less of it (a chase over 8 MB
+measured 45-370 cycles a load from one minute to the next here), and the same check prices
+the tables by the share there is now. The NF's core itself is checked as well: another
+machine on its other hardware thread slows it (``shared_core``)."""
 
 from __future__ import annotations
 
@@ -39,13 +41,20 @@ def shared_core(p: Placement) -> bool:
     return p.core_ratio is not None and p.core_ratio > SHARED_CORE_STEP
 
 
-def core_ratio(platform, now: dict) -> float | None:
-    """The reference check's rte_hash lookups (``now``) over calibration's on the same table;
-    None where either lacks them."""
-    same = [h for h in (platform.calibration or {}).get("hash", ())
+def calibrated_hash_hit(calibration: dict | None, now: dict) -> float | None:
+    """Calibration's rte_hash lookups (its raw measurements, ``calibration``) on the table of
+    a reference check ``now``; None where either lacks them."""
+    same = [h for h in (calibration or {}).get("hash", ())
             if (h["entries"], h["key_bytes"]) == (now.get("hash_entries"),
                                                   now.get("hash_key_bytes"))]
-    return now["hash_hit"] / same[0]["lookup_hit_cycles"]["median"] if same else None
+    return same[0]["lookup_hit_cycles"]["median"] if same else None
+
+
+def core_ratio(calibration: dict | None, now: dict) -> float | None:
+    """The reference check's rte_hash lookups (``now``) over calibration's on the same table;
+    None where either lacks them."""
+    cal = calibrated_hash_hit(calibration, now)
+    return now["hash_hit"] / cal if cal else None
 
 
 def as_placed_now(platform, l2_bytes: int) -> Placement:
@@ -78,7 +87,7 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
         round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
     return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale,
-                     core_ratio(platform, now))
+                     core_ratio(platform.calibration, now))
 
 
 def placed_at(platform, ratio: float | None, cache_scale: float | None = None,

@@ -5,8 +5,6 @@ move, a neighbour is busy); they are said, not refused: the profile keeps what w
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from nfvperf.calibrate.host import Host
 
 
@@ -23,7 +21,7 @@ def doubts(host: Host, d: dict, after: list[dict] | None = None) -> list[str]:
     """One line per doubt about the measurements ``d`` (nfvp-calibrate's JSON) of ``host``;
     ``after``: reference checks taken after it (``measure.reference_cycles``), against
     which its rte_hash lookups show whether another machine shared the core meanwhile."""
-    from nfvperf.calibrate.placement import SHARED_CORE_STEP, core_ratio
+    from nfvperf.calibrate.placement import SHARED_CORE_STEP, calibrated_hash_hit
     from nfvperf.calibrate.profile import derive
 
     out = []
@@ -47,11 +45,10 @@ def doubts(host: Host, d: dict, after: list[dict] | None = None) -> list[str]:
     for what, series, key in pairs:
         if len(series) > 1 and not _median(series[-1], key) > _median(series[0], key):
             out.append(f"{what} costs no more than over the smallest")
-    # the quietest check after against the calibration: the calibration's over it, inverted
-    ratios = [r for r in (core_ratio(SimpleNamespace(calibration=d), a) for a in after or ())
-              if r is not None]
-    if ratios and 1 / min(ratios) > SHARED_CORE_STEP:
-        out.append(f"rte_hash lookups took {1 / min(ratios):.2f}x what the core took alone "
+    same = [a for a in after or () if calibrated_hash_hit(d, a)]
+    slower = calibrated_hash_hit(d, same[0]) / min(a["hash_hit"] for a in same) if same else 0
+    if slower > SHARED_CORE_STEP:                       # against the quietest check
+        out.append(f"rte_hash lookups took {slower:.2f}x what the core took alone "
                    "afterwards: another machine shared the core (its other hardware thread) "
                    "while calibrating; calibrate again")
     return out

@@ -150,6 +150,7 @@ class Session:
         self.vs_err = self.tmp / "vswitch.err"
         self.nf_err = self._log("nfs.err")
         self.gen: subprocess.Popen | None = None
+        self.samples: list[dict] = []   # the vSwitch's reports during the last traffic
         self.final: dict | None = None
         vdev_args = [a for v in vdevs for a in ("--vdev", v)]
         self.vs = self.procs.start(
@@ -335,7 +336,7 @@ class Session:
         ``sample_s``, the vSwitch's report every that many seconds meanwhile, in ``samples``."""
         assert self.gen is not None, "start_traffic first"
         tenths = max(1, int(self.gen_duration * 10))
-        self.samples: list[dict] = []
+        self.samples = []
         while self.gen.poll() is None:
             elapsed = time.monotonic() - self.gen_t0
             if progress:

@@ -1,8 +1,8 @@
 """The estimator against real NFs on the data plane (Baldi & Sapio, Sec. 4, on this host).
 
 For each NF and workload (its tables and the traffic that exercises them) and frame size: the
-estimate of its EO model (the NF catalogue's) on a platform profile, beside what the NF measured on the data plane:
-TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
+estimate of its EO model (the NF catalogue's) on a platform profile, beside what the NF
+measured on the data plane: TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
 and the processing of the model) and of the handler alone, as the median over the NF's busy
 loops (a loop the scheduler interrupted is an outlier there, while it would inflate a mean);
 its single-core rate is the TSC rate over the loop's cycles per packet.
@@ -186,12 +186,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "measured_cycles_mean": m["loop_cycles_mean"],
             # the core-to-core trip before each run, against calibration (1.0: the same
             # placement; the estimate of that run is re-priced with it; None: unknown)
-            "placement_ratio": [None if r["ratio"] is None else round(r["ratio"], 2)
-                                for r in runs],
+            "placement_ratio": _rounded(runs, "ratio"),
             # how many times less shared cache there was before each run than at calibration
             # (the chase over 8 x L2 against the calibrated latency; its tables priced so)
-            "cache_scale": [None if r["cache_scale"] is None else round(r["cache_scale"], 2)
-                            for r in runs],
+            "cache_scale": _rounded(runs, "cache_scale"),
             # the I/O EOs' constants each run was priced with: a line read that the vSwitch's
             # core wrote, a line written that it read (the hand-over measured before the run)
             "io_cycles": [r["io"] for r in runs],
@@ -199,7 +197,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
             # runs thrown away because the vCPUs moved during them, and whether this row's
-            # run held its placement throughout (False: it moved on every try)
+            # run held its placement undisturbed (False: no try did)
             "placement_moves": sum(r["moved"] for r in runs),
             "placement_held": m["held"],
             # of those, the runs disturbed: the NF's core shared at an edge of the traffic, or
@@ -208,8 +206,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "disturbed_runs": sum(r["disturbed"] for r in runs),
             # the NF's core's rte_hash lookups before each run, against calibration (above
             # calibrate.placement.SHARED_CORE_STEP: shared with another machine)
-            "core_ratio": [None if r["core_ratio"] is None else round(r["core_ratio"], 2)
-                           for r in runs],
+            "core_ratio": _rounded(runs, "core_ratio"),
             # this row's run, window by window (dataplane.watch.WINDOW_S): median cycles of
             # the NF's busy loops a packet
             "window_cycles": m["windows"],
@@ -220,6 +217,11 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     if progress:
         progress("done", len(jobs), len(jobs))
     return rows
+
+
+def _rounded(runs: Sequence[dict], key: str) -> list[float | None]:
+    """Each run's ``key`` to two decimals (None where unknown)."""
+    return [None if r[key] is None else round(r[key], 2) for r in runs]
 
 
 #: beyond this share, the estimate and the measurement disagree (25 %: the validation's target)
