@@ -41,6 +41,7 @@
 #include <rte_ip.h>
 #include <rte_lpm.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "../common/nf_eal.h"
 #include "nfvp_cksum.h"
@@ -106,8 +107,8 @@ bng_ttl(struct rte_ipv4_hdr *ip)
 }
 
 /* A burst is handled in stages, as DPDK NFs do: parse every packet, look every key of a table
- * up in one bulk call (rte_hash and rte_lpm prefetch, so the table misses overlap), then
- * rewrite. */
+ * up in one bulk call (rte_hash and rte_lpm prefetch, so the table misses overlap), prefetch
+ * the entries the keys lead to (their misses overlap too), then rewrite. */
 struct bng_burst {
 	uint16_t n_acc, n_core;
 	uint16_t acc[NFVP_NF_MAX_BURST], core[NFVP_NF_MAX_BURST]; /* indices into pkts */
@@ -264,6 +265,12 @@ bng_access_burst(struct bng_burst *b, struct rte_mbuf **pkts)
 		b->kp[i] = &b->key[i];
 	}
 	rte_hash_lookup_bulk(bng.core, b->kp, n, b->pos); /* learning: sources known? */
+	for (i = 0; i < n; i++) { /* the routes and customers found, fetched together */
+		if (b->hop[i] & RTE_LPM_LOOKUP_SUCCESS)
+			rte_prefetch0(&bng.route[b->hop[i] & 0xffffff]);
+		if (b->pos[i] >= 0)
+			rte_prefetch0(&bng.customer[b->pos[i]]);
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[b->acc[i]];
 
@@ -281,6 +288,9 @@ bng_core_burst(struct bng_burst *b, struct rte_mbuf **pkts)
 	for (i = 0; i < n; i++)
 		b->kp[i] = &b->ckey[i];
 	rte_hash_lookup_bulk(bng.core, b->kp, n, b->pos);
+	for (i = 0; i < n; i++) /* the customers found, fetched together */
+		if (b->pos[i] >= 0)
+			rte_prefetch0(&bng.customer[b->pos[i]]);
 	for (i = 0; i < n; i++)
 		b->ok[b->core[i]] = b->pos[i] >= 0 &&
 			bng_decap(pkts[b->core[i]], b->inner_off[i], &bng.customer[b->pos[i]]);

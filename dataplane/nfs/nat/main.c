@@ -32,6 +32,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "../common/nf_eal.h"
 #include "nfvp_cksum.h"
@@ -189,6 +190,9 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (v > 0)
 		rte_hash_lookup_bulk(nat.hash, keys, v, pos);
+	for (i = 0; i < v; i++) /* the entries found, fetched together */
+		if (pos[i] >= 0)
+			rte_prefetch0(&nat.table[pos[i]]);
 	for (i = 0; i < v; i++) {
 		int out = p[i].key.dst_ip != nat.public_ip;
 
