@@ -17,6 +17,7 @@ struct nfvp_cal_opts {
 	int reference;      /* the quick health check only (--reference) */
 	size_t hog;         /* --hog BYTES: be a neighbour of known memory intensity, only */
 	double hog_seconds; /* for this long (--hog-seconds) */
+	size_t stream;      /* --stream BYTES: a chase with frames written between loads, only */
 	size_t l1;          /* L1 data cache bytes: sizes the line writes */
 	size_t l2;          /* L2 bytes: sizes the write-backs, the copies' pool, --reference */
 	size_t max_ws;      /* largest working set for the load-latency sweep */
@@ -43,6 +44,10 @@ int nfvp_cal_bench_latency(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_bench_writes(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_reference(FILE *f, const struct nfvp_cal_opts *o);
 int nfvp_cal_hog(FILE *f, size_t bytes, double seconds);
+/* One random cycle through the n lines of buf: a pointer at each line's start to the next. */
+void nfvp_cal_link_cycle(uint8_t *buf, size_t n);
+/* frames.c: a chase with frames streaming through the caches */
+int nfvp_cal_bench_stream(FILE *f, const struct nfvp_cal_opts *o);
 /* cores.c: lines between cores ("core_to_core": null with one lcore) */
 int nfvp_cal_bench_core_to_core(FILE *f, const struct nfvp_cal_opts *o, unsigned int reps);
 /* tables.c: rte_hash, rte_lpm, a DFA */

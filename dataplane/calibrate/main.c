@@ -15,7 +15,8 @@
 #include "calibrate.h"
 
 /* Keys of the options: past every character, so a short option is never one of them. */
-enum { OPT_QUICK = 256, OPT_L1, OPT_L2, OPT_MAX_WS, OPT_REFERENCE, OPT_HOG, OPT_HOG_SECONDS };
+enum { OPT_QUICK = 256, OPT_L1, OPT_L2, OPT_MAX_WS, OPT_REFERENCE, OPT_HOG, OPT_HOG_SECONDS,
+       OPT_STREAM };
 
 static const struct option options[] = {
 	{ "quick", no_argument, NULL, OPT_QUICK },
@@ -25,6 +26,7 @@ static const struct option options[] = {
 	{ "reference", no_argument, NULL, OPT_REFERENCE },
 	{ "hog", required_argument, NULL, OPT_HOG },
 	{ "hog-seconds", required_argument, NULL, OPT_HOG_SECONDS },
+	{ "stream", required_argument, NULL, OPT_STREAM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -35,7 +37,7 @@ usage(void)
 {
 	fprintf(stderr, CAL_NAME ": usage: " CAL_NAME " EAL-ARGS -- [--quick] [--l1 SIZE] "
 		"[--l2 SIZE] [--max-ws SIZE] | --reference [--l2 SIZE] | --hog SIZE "
-		"[--hog-seconds S]\n");
+		"[--hog-seconds S] | --stream BYTES [--max-ws SIZE]\n");
 	return -EINVAL;
 }
 
@@ -138,6 +140,11 @@ parse_args(int argc, char **argv, struct nfvp_cal_opts *o)
 				return nfvp_bad_value(CAL_NAME, "--hog-seconds", "seconds in "
 						      "0.001..3600", optarg);
 			break;
+		case OPT_STREAM:
+			if (parse_size(optarg, 64, 2048, &o->stream) != 0)
+				return nfvp_bad_value(CAL_NAME, "--stream", "bytes of a frame in "
+						      "64..2048", optarg);
+			break;
 		case OPT_MAX_WS:
 			if (parse_size(optarg, 0, 0, &o->max_ws) != 0 &&
 			    parse_size(optarg, 4 << 10, UINT64_C(1) << 40, &o->max_ws) != 0)
@@ -158,7 +165,9 @@ parse_args(int argc, char **argv, struct nfvp_cal_opts *o)
 		return nfvp_bad_value(CAL_NAME, "--l1", expected, l1_arg);
 	}
 	if (o->max_ws == 0)
-		o->max_ws = o->quick ? 64u << 20 : 512u << 20;
+		o->max_ws = o->stream ? 32u << 20 : o->quick ? 64u << 20 : 512u << 20;
+	if (o->stream)
+		o->reps = 3;
 	return 0;
 }
 
@@ -212,6 +221,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rc = o.hog ? nfvp_cal_hog(stdout, o.hog, o.hog_seconds) :
+	     o.stream ? nfvp_cal_bench_stream(stdout, &o) :
 	     o.reference ? nfvp_cal_reference(stdout, &o) : calibrate(&o);
 	rte_eal_cleanup();
 	return rc < 0 ? 1 : 0;

@@ -17,8 +17,8 @@
 
 /* One random cycle through the n lines of buf, a pointer at the start of each line to the next
  * (Sattolo's shuffle). */
-static void
-link_cycle(uint8_t *buf, size_t n)
+void
+nfvp_cal_link_cycle(uint8_t *buf, size_t n)
 {
 	uint64_t *perm = malloc(n * sizeof(*perm));
 	size_t i;
@@ -47,7 +47,7 @@ chase(uint8_t *buf, size_t ws, uint64_t loads)
 	uint64_t t0, k;
 	void **p;
 
-	link_cycle(buf, n);
+	nfvp_cal_link_cycle(buf, n);
 	p = (void **)buf;
 	for (k = 0; k < n; k++) /* warm up: one lap */
 		p = *p;
@@ -311,7 +311,7 @@ nfvp_cal_hog(FILE *f, size_t bytes, double seconds)
 		free(buf);
 		return -ENOMEM;
 	}
-	link_cycle(buf, n);
+	nfvp_cal_link_cycle(buf, n);
 	for (j = 0; j < HOG_CHASES; j++)
 		p[j] = (void **)(buf + (size_t)rte_rand_max(n) * CAL_LINE);
 	signal(SIGTERM, hog_signal);

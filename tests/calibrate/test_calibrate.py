@@ -287,3 +287,43 @@ def test_the_io_eos_are_priced_by_the_nfs_side_of_a_hand_over():
     assert (dep["l3_access_cycles"][0], dep["l3_writeback_cycles"][0]) == (80.0, 6.0)
     del d["core_to_core"]["read_line_cycles"]     # an older nfvp-calibrate: the whole burst
     assert derive(HOST, d, "overlapped")["l3_access_cycles"][0] == 25.0
+
+
+@pytest.mark.dataplane
+def test_the_frames_chase_times_a_table_beside_frames_and_alone(dataplane):
+    """nfvp-calibrate --stream: every working set timed with the frames and alone, and the
+    frame size checked (one line, exit 2)."""
+    import subprocess
+
+    from nfvperf.calibrate.measure import frames_in_cache
+    from nfvperf.dataplane.build import binaries
+
+    d = frames_in_cache(512, 64 << 10)
+    assert (d["stream_bytes"], d["frame_slot"]) == (512, 2048)
+    assert [p["bytes"] for p in d["load_latency"]] == [16 << 10, 32 << 10, 64 << 10]
+    assert all(p["cycles"]["median"] > 0 and p["alone_cycles"]["median"] > 0
+               for p in d["load_latency"])
+    p = subprocess.run([str(binaries()["calibrate"]), "--no-huge", "-m", "64", "--no-pci",
+                        "--file-prefix", "nfvp_badstream", "--", "--stream", "9000"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--stream" in p.stderr and "64..2048" in p.stderr
+
+
+def test_the_frames_table_puts_the_load_beside_each_frame_size():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[2] / "benchmarks" / "frames_in_cache.py"
+    spec = importlib.util.spec_from_file_location("frames_in_cache", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def run(with_frames):
+        return {"load_latency": [
+            {"bytes": b, "cycles": {"median": w}, "alone_cycles": {"median": a}}
+            for b, w, a in zip((16 << 10, 2 << 20), with_frames, (4.0, 37.0))]}
+
+    lines = bench.table({512: run((16.0, 219.0)), 128: run((6.0, 50.0))})
+    assert lines[0] == "| table | alone | 128 B a load | 512 B a load |"
+    assert lines[2] == "| 16 KB | 4 | 6 | 16 |"
+    assert lines[3] == "| 2 MB | 37 | 50 | 219 |"

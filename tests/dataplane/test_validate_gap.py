@@ -208,3 +208,37 @@ def test_less_shared_cache_now_prices_the_tables_as_larger_working_sets():
     assert lat[8 << 20] == 340 and lat[4 << 20] == 60                      # shifted by 2x
     assert lat[16 << 10] == 3 and all(b > private for b in lat if lat[b] >= 40)
     assert placed_at(p, None, None) is p
+
+
+def test_a_check_that_finds_more_shared_cache_is_not_credited(monkeypatch):
+    """The check before a run finds the shared cache with no traffic; a larger share than
+    calibration's is reported but the tables stay priced by calibration's curve (traffic takes
+    that cache back), while a smaller share re-prices them."""
+    import importlib
+
+    from nfvperf.calibrate import placement
+    from nfvperf.eo.platform import LatencyPoint, load_platform
+
+    measure = importlib.import_module("nfvperf.calibrate.measure")
+    base = load_platform("xeon-e5-2690v2")
+    curve = [LatencyPoint(bytes=b, cycles=c) for b, c in (
+        (16 << 10, 3), (256 << 10, 10), (4 << 20, 40), (8 << 20, 60), (16 << 20, 340),
+        (64 << 20, 400), (512 << 20, 450))]
+    cal = {"core_to_core": {"one_way_cycles": {"median": 80.0},
+                            "burst_line_cycles": {"median": 25.0}}}
+    p = base.model_copy(update={"calibration": cal, "memory": base.memory.model_copy(
+        update={"load_latency": curve})})
+
+    def placed(shared_cycles):
+        monkeypatch.setattr(measure, "reference_cycles", lambda l2: {
+            "core_to_core": 80.0, "core_to_core_burst": 25.0, "shared_bytes": 8 << 20,
+            "shared_cycles": shared_cycles})
+        now = placement.as_placed_now(p, 1 << 20)
+        return now.cache_scale, {q.bytes: q.cycles for q in now.platform.memory.load_latency}
+
+    scale, lat = placed(40.0)                    # the 8 MB chase hits: twice the cache now
+    assert scale == pytest.approx(0.5)
+    assert lat[8 << 20] == 60 and lat[16 << 20] == 340           # priced as at calibration
+    scale, lat = placed(200.0)                   # less cache now: the curve moves
+    assert scale == pytest.approx(2 ** 0.5)
+    assert lat[(16 << 20) / scale] == 340                        # 16 MB's cost sooner

@@ -65,15 +65,7 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     hardware thread slows). On a shared machine these move: a virtual machine's CPUs are
     placed near each other (one L3) or far (across the package), and the trip between them
     changes by 8x; compare them with the calibration's."""
-    binary = binaries()["calibrate"]
-    p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128", "--no-pci",
-                        "--file-prefix", "nfvp_ref", "--log-level", "lib.eal:error", "--",
-                        "--l2", str(l2_bytes), "--reference"], capture_output=True, text=True,
-                       timeout=60)
-    if p.returncode != 0:
-        raise RuntimeFailure("calibrate: the reference check failed: "
-                             + (p.stderr.strip().splitlines() or ["?"])[-1])
-    d = json.loads(p.stdout)
+    d = _quick_run(cpu, ["--l2", str(l2_bytes), "--reference"], "the reference check")
     out = {"l1_cycles": d["l1_chase_cycles"]["median"], "shared_bytes": d["l3_bytes"],
            "shared_cycles": d["l3_chase_cycles"]["median"],
            "hash_hit": d["hash_hit_cycles"]["median"], "hash_entries": d["hash_entries"],
@@ -84,3 +76,26 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
         for name in ("read_line", "upgrade_line"):
             out[name] = d["core_to_core"][f"{name}_cycles"]["median"]
     return out
+
+
+def frames_in_cache(frame_bytes: int, max_ws: int = 32 << 20, cpu: int = 1) -> dict:
+    """A chase through working sets of 16 KB .. ``max_ws`` on ``cpu``, alone and with
+    ``frame_bytes`` of a frame written between its loads (``nfvp-calibrate --stream``: 2 KB
+    buffers of a 64 MB pool written in turn, as the data plane's generator fills its mbufs):
+    how frames streaming through the caches slow a table's loads. The JSON it prints."""
+    return _quick_run(cpu, ["--stream", str(frame_bytes), "--max-ws", str(max_ws)],
+                      "the frames' chase", timeout=300)
+
+
+def _quick_run(cpu: int, args: list[str], what: str, timeout: int = 60) -> dict:
+    """``nfvp-calibrate`` on ``cpu`` (and another lcore), plain pages, with ``args``: the JSON
+    object it prints; a RuntimeFailure naming ``what`` where it fails."""
+    binary = binaries()["calibrate"]
+    p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128",
+                        "--no-pci", "--file-prefix", "nfvp_ref", "--log-level",
+                        "lib.eal:error", "--", *args], capture_output=True, text=True,
+                       timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeFailure(f"calibrate: {what} failed: "
+                             + (p.stderr.strip().splitlines() or ["?"])[-1])
+    return json.loads(p.stdout)

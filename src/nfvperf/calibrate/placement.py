@@ -64,7 +64,14 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     l3_writeback_cycles, see nfvperf calibrate), are re-priced with those measured just before
     the run, and the tables by the shared cache measured then (``shared_cache_scale``), so that
     estimate and measurement see the same machine. ``ratio`` is the hand-over's now against
-    calibration's: the NF's side of it where the profile has it, else the whole burst's."""
+    calibration's: the NF's side of it where the profile has it, else the whole burst's.
+
+    A check that finds less shared cache than calibration did prices the tables by it; one
+    that finds more does not (``cache_scale`` still reports it). The check runs between
+    bursts, with no traffic; in traffic the frames (each written into the cache as it
+    arrives), the generator's and the vSwitch's lines take what it found free (see
+    ``nfvp-calibrate --stream``). Calibration's curve, also measured with no traffic, is
+    taken as the most there is."""
     from nfvperf.calibrate.measure import reference_cycles
 
     cal = (platform.calibration or {}).get("core_to_core")
@@ -86,8 +93,9 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     back = now_over_cal("upgrade_line") if upgrade is not None and \
         round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
-    return Placement(placed_at(platform, ratio, scale, back), ratio, now["core_to_core"], scale,
-                     core_ratio(platform.calibration, now))
+    priced = None if scale is None else max(1.0, scale)
+    return Placement(placed_at(platform, ratio, priced, back), ratio, now["core_to_core"],
+                     scale, core_ratio(platform.calibration, now))
 
 
 def placed_at(platform, ratio: float | None, cache_scale: float | None = None,
