@@ -2,7 +2,7 @@
 
     nfvperf validate dataplane -p host.yaml -f json > validate.json
     nfvperf validate colocation -p host.yaml -f json > colocation.json
-    python benchmarks/validate_summary.py validate.json [--platform host.yaml]
+    python benchmarks/validate_summary.py validate.json [--platform host.yaml [--reprice]]
         [--colocation colocation.json] [--placements]
 
 Prints Markdown: each traffic pattern's rows within 25 % and median absolute error (with
@@ -10,8 +10,10 @@ Prints Markdown: each traffic pattern's rows within 25 % and median absolute err
 the row's run) and the measured cycles; with --platform, beside them the same measurements
 against the estimate with the paper's separate memory bound (the profile's
 conventions.memory_stalls set to separate, each row re-priced for its run's placement as
-validate prices it); then, with --colocation, each NF's slowdown beside neighbours, predicted
-and measured.
+validate prices it); with --reprice (and --platform), every row estimated again by this model,
+priced as its run was by what its checks recorded (a model change judged on measurements
+already made); then, with --colocation, each NF's slowdown beside neighbours, predicted and
+measured.
 """
 
 from __future__ import annotations
@@ -20,31 +22,15 @@ import argparse
 import json
 from pathlib import Path
 
-from nfvperf.validation.dataplane import TOLERANCE_PCT, summary
+from nfvperf.eo.platform import load_platform
+from nfvperf.validation.dataplane import TOLERANCE_PCT, repriced, summary
 
 
-def separate_bound(rows: list[dict], platform_path: str) -> list[dict]:
+def separate_bound(rows: list[dict], platform) -> list[dict]:
     """The rows' errors had the estimate kept DRAM in the paper's separate bound."""
-    from nfvperf.calibrate.placement import placed_at
-    from nfvperf.eo.platform import load_platform
-    from nfvperf.validation.dataplane import estimate_workload
-    from nfvperf.validation.workloads import cases
-
-    p = load_platform(platform_path)
-    p = p.model_copy(update={"conventions": p.conventions.model_copy(
+    p = platform.model_copy(update={"conventions": platform.conventions.model_copy(
         update={"memory_stalls": "separate"})})
-    loads = {(nf, w.name): w for quick in (False, True) for nf, ws in cases(quick).items()
-             for w in ws}
-    out = []
-    for r in rows:
-        w = loads[(r["nf"], r["traffic"])]
-        runs = r["error_pct_runs"]
-        ratio = r["placement_ratio"][runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))]
-        est = estimate_workload(r["nf"], w, placed_at(p, ratio), r["packet_size"],
-                                r["batch_mean"])
-        out.append({**r, "error_pct": 100 * (est.cycles_per_packet - r["measured_cycles"])
-                    / r["measured_cycles"]})
-    return out
+    return repriced(rows, p)
 
 
 def validate_table(rows: list[dict], paper: list[dict] | None = None,
@@ -104,9 +90,16 @@ def main() -> None:
     ap.add_argument("--colocation", type=Path)
     ap.add_argument("--platform")
     ap.add_argument("--placements", action="store_true")
+    ap.add_argument("--reprice", action="store_true",
+                    help="estimate the rows again with this model (needs --platform)")
     args = ap.parse_args()
     rows = json.loads(args.validate.read_text())
-    paper = separate_bound(rows, args.platform) if args.platform else None
+    platform = load_platform(args.platform) if args.platform else None
+    if args.reprice:
+        if platform is None:
+            ap.error("--reprice needs --platform")
+        rows = repriced(rows, platform)
+    paper = separate_bound(rows, platform) if platform else None
     print(validate_table(rows, paper, args.placements))
     if args.colocation:
         print()

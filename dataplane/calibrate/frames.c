@@ -9,7 +9,6 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
-#include <rte_malloc.h>
 
 #include "calibrate.h"
 

@@ -242,3 +242,41 @@ def test_a_check_that_finds_more_shared_cache_is_not_credited(monkeypatch):
     scale, lat = placed(200.0)                   # less cache now: the curve moves
     assert scale == pytest.approx(2 ** 0.5)
     assert lat[(16 << 20) / scale] == 340                        # 16 MB's cost sooner
+
+
+def test_repricing_a_validation_reproduces_its_runs_and_credits_the_cache_as_validate_does():
+    """A validation's rows estimated again from what each run recorded (its placement ratio,
+    write-back, shared cache) give the estimate the run had; a run whose check found more
+    shared cache than calibration is priced by calibration's, as validate prices it now."""
+    from nfvperf.calibrate.placement import placed_at
+    from nfvperf.eo.platform import LatencyPoint, OverlapPoint, load_platform
+    from nfvperf.validation.dataplane import estimate_workload, repriced
+    from nfvperf.validation.workloads import cases
+
+    base = load_platform("xeon-e5-2690v2")
+    curve = [LatencyPoint(bytes=b, cycles=c) for b, c in (
+        (16 << 10, 3), (256 << 10, 10), (4 << 20, 40), (8 << 20, 300), (64 << 20, 400))]
+    overlap = [OverlapPoint(in_flight=k, cycles=400 / k) for k in (1, 8)]
+    p = base.model_copy(update={
+        "memory": base.memory.model_copy(update={"load_latency": curve, "overlap": overlap}),
+        "conventions": base.conventions.model_copy(update={"memory_stalls": "cycles"})})
+    w = next(w for w in cases(True)["l2fwd"] if w.params.get("destinations", 1) > 1)
+    wb = p.cache.l3_writeback_cycles
+
+    def row(ratio, scale, back, measured):
+        est = estimate_workload("l2fwd", w, placed_at(p, ratio, scale, back), 64, 20.0)
+        return est.cycles_per_packet, {
+            "nf": "l2fwd", "traffic": w.name, "params": dict(w.params), "packet_size": 64,
+            "batch_mean": 20.0, "measured_cycles": measured, "error_pct": 0.0,
+            "error_pct_runs": [0.0], "placement_ratio": [ratio], "cache_scale": [scale],
+            "io_cycles": [[p.cache.l3_access_cycles * ratio, wb * back]]}
+
+    as_run, r = row(2.0, 1.5, 3.0, 100.0)
+    (again,) = repriced([r], p)
+    assert again["estimated_cycles"] == pytest.approx(as_run, rel=1e-3)
+    assert again["error_pct"] == pytest.approx(as_run - 100.0, rel=1e-3)
+    more, r = row(1.0, 0.5, 1.0, 100.0)              # the check found twice the cache
+    at_calibration, _ = row(1.0, 1.0, 1.0, 100.0)
+    (again,) = repriced([r], p)
+    assert more < at_calibration
+    assert again["estimated_cycles"] == pytest.approx(at_calibration, rel=1e-3)

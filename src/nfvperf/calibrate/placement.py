@@ -93,9 +93,14 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     back = now_over_cal("upgrade_line") if upgrade is not None and \
         round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
-    priced = None if scale is None else max(1.0, scale)
-    return Placement(placed_at(platform, ratio, priced, back), ratio, now["core_to_core"],
-                     scale, core_ratio(platform.calibration, now))
+    return Placement(placed_at(platform, ratio, credited(scale), back), ratio,
+                     now["core_to_core"], scale, core_ratio(platform.calibration, now))
+
+
+def credited(scale: float | None) -> float | None:
+    """The shared cache's scale a run's tables are priced by, from the one its check measured:
+    less cache than at calibration as measured, more not credited (see as_placed_now)."""
+    return None if scale is None else max(1.0, scale)
 
 
 def placed_at(platform, ratio: float | None, cache_scale: float | None = None,

@@ -101,6 +101,35 @@ def estimate_workload(nf: str, traffic: Workload, platform, frame_bytes: int,
     return next(r for r in rows if r.path == traffic.path) if traffic.path else rows[-1]
 
 
+def repriced(rows: Sequence[dict], platform) -> list[dict]:
+    """``rows`` of a validation with each estimate made again by this model on ``platform``
+    (a profile, as validate loaded it), priced as the row's run was by what its checks
+    recorded (the hand-over's ratio and write-back, the shared cache's scale as credited now):
+    a change to the model or to the pricing of a placement, judged on measurements already
+    made. The row's run is the one whose error is the row's; its workload the one whose
+    ``params`` the row has (rows without them: the full run's of its name)."""
+    from nfvperf.calibrate.placement import credited, placed_at
+    from nfvperf.validation.workloads import cases
+
+    out = []
+    for r in rows:
+        # the full run's workload of that name, or the quick one whose params the row has
+        named = [w for quick in (False, True) for w in cases(quick).get(r["nf"], ())
+                 if w.name == r["traffic"]]
+        w = next((w for w in named if w.params == r.get("params", w.params)), named[0])
+        runs = r["error_pct_runs"]
+        i = runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))
+        io = r.get("io_cycles", [None] * len(runs))[i]
+        back = io[1] / platform.cache.l3_writeback_cycles if io else None
+        scale = r.get("cache_scale", [None] * len(runs))[i]
+        p = placed_at(platform, r["placement_ratio"][i], credited(scale), back)
+        est = estimate_workload(r["nf"], w, p, r["packet_size"], r["batch_mean"])
+        m = r["measured_cycles"]
+        out.append({**r, "estimated_cycles": est.cycles_per_packet,
+                    "error_pct": 100 * (est.cycles_per_packet - m) / m})
+    return out
+
+
 def summary(rows: Sequence[dict]) -> list[dict]:
     """Each traffic pattern's rows within the tolerance and its median absolute error, over
     all its rows and for each placement of the CPUs (by the trip before the row's run)."""
@@ -167,7 +196,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         top = sorted(est.lines, key=lambda line: -line.cycles)[:3]
         rows.append({
             "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
-            "platform": platform.name,
+            "params": dict(traffic.params), "platform": platform.name,
             "memory_stalls": platform.conventions.memory_stalls,
             "estimated_cycles": est.cycles_per_packet,
             "measured_cycles": m["loop_cycles"],
