@@ -65,7 +65,8 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
     hardware thread slows). On a shared machine these move: a virtual machine's CPUs are
     placed near each other (one L3) or far (across the package), and the trip between them
     changes by 8x; compare them with the calibration's."""
-    d = _quick_run(cpu, ["--l2", str(l2_bytes), "--reference"], "the reference check")
+    d = _quick_run(cpu, ["--l2", str(l2_bytes), "--reference"], "the reference check",
+                   "nfvp_ref")
     out = {"l1_cycles": d["l1_chase_cycles"]["median"], "shared_bytes": d["l3_bytes"],
            "shared_cycles": d["l3_chase_cycles"]["median"],
            "hash_hit": d["hash_hit_cycles"]["median"], "hash_entries": d["hash_entries"],
@@ -80,19 +81,21 @@ def reference_cycles(l2_bytes: int, cpu: int = 1) -> dict:
 
 def frames_in_cache(frame_bytes: int, max_ws: int = 32 << 20, cpu: int = 1) -> dict:
     """A chase through working sets of 16 KB .. ``max_ws`` on ``cpu``, alone and with
-    ``frame_bytes`` of a frame written between its loads (``nfvp-calibrate --stream``: 2 KB
-    buffers of a 64 MB pool written in turn, as the data plane's generator fills its mbufs):
-    how frames streaming through the caches slow a table's loads. The JSON it prints."""
+    ``frame_bytes`` of a frame written for each of its loads, the loads timed apart from the
+    writes (``nfvp-calibrate --stream``: 2 KB buffers of a 64 MB pool written in turn, as the
+    data plane's generator fills its mbufs): how frames streaming through the caches slow a
+    table's loads. The JSON it prints."""
     return _quick_run(cpu, ["--stream", str(frame_bytes), "--max-ws", str(max_ws)],
-                      "the frames' chase", timeout=300)
+                      "the frames' chase", "nfvp_frames", timeout=300)
 
 
-def _quick_run(cpu: int, args: list[str], what: str, timeout: int = 60) -> dict:
-    """``nfvp-calibrate`` on ``cpu`` (and another lcore), plain pages, with ``args``: the JSON
-    object it prints; a RuntimeFailure naming ``what`` where it fails."""
+def _quick_run(cpu: int, args: list[str], what: str, prefix: str, timeout: int = 60) -> dict:
+    """``nfvp-calibrate`` on ``cpu`` (and another lcore), plain pages, EAL file prefix
+    ``prefix``, with ``args``: the JSON object it prints; a RuntimeFailure naming ``what``
+    where it fails."""
     binary = binaries()["calibrate"]
     p = subprocess.run([str(binary), *_lcores(cpu), "--no-huge", "-m", "128",
-                        "--no-pci", "--file-prefix", "nfvp_ref", "--log-level",
+                        "--no-pci", "--file-prefix", prefix, "--log-level",
                         "lib.eal:error", "--", *args], capture_output=True, text=True,
                        timeout=timeout)
     if p.returncode != 0:
