@@ -32,6 +32,10 @@ void nfvp_cal_progress_init(unsigned int steps);
 void nfvp_cal_progress(const char *what);
 /* "name": {"median": m, "min": a, "max": b} of n samples (sorts v). */
 void nfvp_cal_print_stat(FILE *f, const char *name, double *v, unsigned int n);
+/* One working set of a sweep: {"bytes": B, "cycles": stat, "<other>": stat}, after a comma
+ * unless it is the first. */
+void nfvp_cal_print_point(FILE *f, int first, size_t bytes, double *cycles, const char *other,
+			  double *v, unsigned int n);
 /* The TSC's rate against CLOCK_MONOTONIC over 200 ms. */
 double nfvp_cal_measure_tsc_hz(void);
 /* Random bytes from rte_rand(), n rounded down to a multiple of 8. */

@@ -77,11 +77,7 @@ nfvp_cal_bench_stream(FILE *f, const struct nfvp_cal_opts *o)
 			v[r] = chase_frames(buf, ws, pool, o->stream);
 			a[r] = chase_frames(buf, ws, pool, 0);
 		}
-		fprintf(f, "%s{\"bytes\": %zu, ", first ? "" : ", ", ws);
-		nfvp_cal_print_stat(f, "cycles", v, o->reps);
-		fprintf(f, ", ");
-		nfvp_cal_print_stat(f, "alone_cycles", a, o->reps);
-		fprintf(f, "}");
+		nfvp_cal_print_point(f, first, ws, v, "alone_cycles", a, o->reps);
 		first = 0;
 	}
 	fprintf(f, "], \"sink\": %" PRIu64 "}\n", nfvp_cal_sink & 1);

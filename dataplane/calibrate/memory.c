@@ -162,11 +162,7 @@ nfvp_cal_bench_latency(FILE *f, const struct nfvp_cal_opts *o)
 			v[r] = chase(buf, ws, loads);
 			g[r] = gather(buf, ws, loads);
 		}
-		fprintf(f, "%s{\"bytes\": %zu, ", first ? "" : ", ", ws);
-		nfvp_cal_print_stat(f, "cycles", v, o->reps);
-		fprintf(f, ", ");
-		nfvp_cal_print_stat(f, "independent_cycles", g, o->reps);
-		fprintf(f, "}");
+		nfvp_cal_print_point(f, first, ws, v, "independent_cycles", g, o->reps);
 		first = 0;
 		nfvp_cal_progress("load latency");
 	}

@@ -44,6 +44,17 @@ nfvp_cal_print_stat(FILE *f, const char *name, double *v, unsigned int n)
 		v[n - 1]);
 }
 
+void
+nfvp_cal_print_point(FILE *f, int first, size_t bytes, double *cycles, const char *other,
+		     double *v, unsigned int n)
+{
+	fprintf(f, "%s{\"bytes\": %zu, ", first ? "" : ", ", bytes);
+	nfvp_cal_print_stat(f, "cycles", cycles, n);
+	fprintf(f, ", ");
+	nfvp_cal_print_stat(f, other, v, n);
+	fprintf(f, "}");
+}
+
 double
 nfvp_cal_measure_tsc_hz(void)
 {
