@@ -101,6 +101,11 @@ def estimate_workload(nf: str, traffic: Workload, platform, frame_bytes: int,
     return next(r for r in rows if r.path == traffic.path) if traffic.path else rows[-1]
 
 
+def error_pct(estimated: float, measured: float) -> float:
+    """The estimate's error against the measurement, in percent of the measurement."""
+    return 100 * (estimated - measured) / measured
+
+
 def repriced(rows: Sequence[dict], platform) -> list[dict]:
     """``rows`` of a validation with each estimate made again by this model on ``platform``
     (a profile, as validate loaded it), priced as the row's run was by what its checks
@@ -111,11 +116,11 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
     from nfvperf.calibrate.placement import credited, placed_at
     from nfvperf.validation.workloads import cases
 
+    known = [(nf, w) for quick in (False, True) for nf, ws in cases(quick).items() for w in ws]
     out = []
     for r in rows:
         # the full run's workload of that name, or the quick one whose params the row has
-        named = [w for quick in (False, True) for w in cases(quick).get(r["nf"], ())
-                 if w.name == r["traffic"]]
+        named = [w for nf, w in known if (nf, w.name) == (r["nf"], r["traffic"])]
         w = next((w for w in named if w.params == r.get("params", w.params)), named[0])
         runs = r["error_pct_runs"]
         i = runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))
@@ -124,9 +129,8 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
         scale = r.get("cache_scale", [None] * len(runs))[i]
         p = placed_at(platform, r["placement_ratio"][i], credited(scale), back)
         est = estimate_workload(r["nf"], w, p, r["packet_size"], r["batch_mean"])
-        m = r["measured_cycles"]
         out.append({**r, "estimated_cycles": est.cycles_per_packet,
-                    "error_pct": 100 * (est.cycles_per_packet - m) / m})
+                    "error_pct": error_pct(est.cycles_per_packet, r["measured_cycles"])})
     return out
 
 
@@ -188,8 +192,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             m["io"] = [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)]
             m["moved"], m["held"], m["disturbed"] = p.retries, p.held, p.disturbed
             m["core_ratio"] = p.placement.core_ratio
-            m["error_pct"] = 100 * (m["estimate"].cycles_per_packet - m["loop_cycles"]) \
-                / m["loop_cycles"]
+            m["error_pct"] = error_pct(m["estimate"].cycles_per_packet, m["loop_cycles"])
             runs.append(m)
         m = sorted(runs, key=lambda r: r["error_pct"])[len(runs) // 2]   # the median error
         est = m["estimate"]
