@@ -49,6 +49,11 @@ def synthetic():
         "copy": [{"bytes": 64, "cycles": stat(8.0)}],
         "overlap": {"bytes": 256 << 20, "loads": [
             {"in_flight": k, "cycles": stat(c)} for k, c in ((1, 240), (8, 40), (32, 15))]},
+        "frames": [{"stream_bytes": f, "frame_slot": 2048, "pool_bytes": 64 << 20,
+                    "load_latency": [{"bytes": b, "cycles": stat(c + f / 64),
+                                      "alone_cycles": stat(c)}
+                                     for b, c in lat.items() if b >= 16 << 10]}
+                   for f in (128, 1536)],
     }
 
 
@@ -88,6 +93,11 @@ def test_profile_is_a_valid_platform_with_spreads_beside_values(tmp_path, run_js
     # inserts by the table's load, medians: a fuller table's inserts dearer
     assert [q.cycles for q in p.instructions.ct_insertion_by_load][-2:] == [160, 800]
     assert p.instructions.ct_insertion_by_load[0].load == pytest.approx(0.1)
+    # the frames' chase, medians with frames and alone, for every table and frame size
+    frames = {(q.bytes, q.frame_bytes): (q.cycles, q.alone_cycles)
+              for q in p.memory.frames_latency}
+    assert len(frames) == 2 * 8 and frames[(1 << 20, 1536)] == (44, 20)
+    assert "# 39.6-52.8" in text                   # the spread of the loads with frames
     # DFA scans by length, medians: what dfa_scan reads before the one long walk
     assert [(q.bytes, q.cycles_per_byte) for q in p.instructions.dfa_scan_by_length] == [
         (8, 2.0), (64, 4.0), (1024, 5.0)]

@@ -19,6 +19,15 @@ def _lcores(cpu: int) -> list[str]:
     return ["-l", f"{others[0]},{cpu}", "--main-lcore", str(cpu)] if others else ["-l", str(cpu)]
 
 
+#: the frame bytes written for each load of the frames' chase (a short frame's lines, a
+#: mid-size one's, a full frame's) and the largest table it ranges over (beyond the shared
+#: cache a table's loads go to DRAM with frames or without)
+FRAME_BYTES = (128, 512, 1536)
+FRAMES_MAX_WS = 32 << 20
+FRAME_BYTES_QUICK = (512,)
+FRAMES_MAX_WS_QUICK = 4 << 20
+
+
 def measure(host: Host, *, quick: bool = False, cpu: int = 1,
             progress: Callable[[str, int, int], None] | None = None) -> dict:
     """The measurements as ``nfvp-calibrate`` prints them (cycles are TSC cycles)."""
@@ -50,6 +59,12 @@ def measure(host: Host, *, quick: bool = False, cpu: int = 1,
                              f"{errors[-1] if errors else 'exit ' + str(p.returncode)}")
     data = json.loads(out)
     data["hugepages"] = not memory
+    sizes = FRAME_BYTES_QUICK if quick else FRAME_BYTES
+    for i, b in enumerate(sizes):
+        if progress:
+            progress(f"frames' chase, {b} B a load", i, len(sizes))
+        data.setdefault("frames", []).append(
+            frames_in_cache(b, FRAMES_MAX_WS_QUICK if quick else FRAMES_MAX_WS, cpu))
     return data
 
 

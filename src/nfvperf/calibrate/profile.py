@@ -77,10 +77,30 @@ def _curves(d: dict) -> str:
            f"  # cycles per load with k dependent chases interleaved over {ov['bytes'] >> 20} MB",
            *_points("overlap", [(f"in_flight: {p['in_flight']}", p["cycles"])
                                 for p in ov["loads"]], "cycles", 1)]
+    out += _frames(d)
     serial = serial_overlap(d)
     if serial is not None:
         out.append(f"  serial_overlap: {serial[0]:.2f}{'':<10}# {serial[1]}")
     return "\n".join(out) + "\n"
+
+
+def _frames(d: dict) -> list[str]:
+    """memory.frames_latency: the frames' chase (a table's loads with a frame written for
+    each, and alone in the same run), medians, the spread of the loads with frames beside."""
+    runs = d.get("frames") or []
+    if not runs:
+        return []
+    pool = runs[0]
+    out = ["  # cycles of a load through a table with a frame's bytes written for each load, and",
+           f"  # alone (the same run): frames streaming through the caches ({pool['frame_slot']}"
+           f" B buffers of a {pool['pool_bytes'] >> 20} MB pool)", "  frames_latency:"]
+    for run in runs:
+        for p in run["load_latency"]:
+            c, a = p["cycles"], p["alone_cycles"]
+            out.append(f"    - {{bytes: {p['bytes']}, frame: {run['stream_bytes']}, "
+                       f"cycles: {c['median']:.1f}, alone: {a['median']:.1f}}}"
+                       f"{'':<4}# {c['min']:.1f}-{c['max']:.1f}")
+    return out
 
 
 #: rte_hash's key slot: the data pointer and the key, aligned to 16 B
@@ -256,7 +276,7 @@ def profile_yaml(host: Host, d: dict, *, name: str = "host", access: str = "over
     raw = {k: d[k] for k in ("tsc_hz", "tsc_measured_hz", "quick", "repetitions", "hugepages",
                              "load_latency", "line_write_cycles", "writeback_cycles", "hash",
                              "hash_insert_by_load", "lpm", "checksum", "inc_checksum", "dfa",
-                             "dfa_by_length", "copy", "overlap", "core_to_core")
+                             "dfa_by_length", "copy", "overlap", "core_to_core", "frames")
            if k in d}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     pages = "" if d.get("hugepages") else ", without hugepages"

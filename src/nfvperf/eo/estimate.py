@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
-from nfvperf.eo.memory import TABLE_EOS, Hierarchy, Sharing, Stall, capped, stalls
+from nfvperf.eo.memory import (TABLE_EOS, FramesPoint, Hierarchy, Sharing, Stall, capped,
+                               stalls)
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
@@ -202,11 +203,13 @@ def _path(nf: NFModel, path: NFPath, ctx: MappingContext, env: dict[str, float],
         items = [(line.index, line.operation.spec.name, line.values,
                   nf.access_of(line.operation)) for line in lines]
         h, line_bytes = hierarchy(p), int(p.cache.line_bytes)
+        stream = streamed_bytes(frame_bytes, line_bytes)
         if sharing is not None and sharing.rate_pps is None:    # saturated: its own bound
-            alone = sum(w.cycles for w in stalls(items, h, burst, line_bytes).values())
+            alone = sum(w.cycles for w in stalls(items, h, burst, line_bytes,
+                                                 frame_bytes=stream).values())
             busy = sum(line.cost.cycles for line in lines) + alone + overhead
             sharing = replace(sharing, rate_pps=p.cpu.clock_hz / busy)
-        waits = stalls(items, h, burst, line_bytes, sharing)
+        waits = stalls(items, h, burst, line_bytes, sharing, stream)
         lines = [replace(line, stall=waits.get(line.index)) for line in lines]
     cycles = sum(line.cycles for line in lines) + overhead
     dram = sum(line.cost.dram_accesses for line in lines)
@@ -237,8 +240,18 @@ def _bounds(nf: str, path: str, platform: Platform, frame_bytes: int, cores: int
 def hierarchy(platform: Platform) -> Hierarchy:
     """The profile's measured memory: load latency by working set, and overlap."""
     m = platform.memory
+    frames = [FramesPoint(q.bytes, q.frame_bytes, q.cycles, q.alone_cycles)
+              for q in m.frames_latency or ()]
     return Hierarchy([(q.bytes, q.cycles) for q in m.load_latency],
-                     [(q.in_flight, q.cycles) for q in m.overlap], m.serial_overlap)
+                     [(q.in_flight, q.cycles) for q in m.overlap], m.serial_overlap, frames,
+                     int(platform.cache.line_bytes))
+
+
+def streamed_bytes(frame_bytes: int, line_bytes: int) -> int:
+    """The bytes a packet brings into the NF core's caches besides its tables: the frame's
+    lines and its mbuf's first line (written there by whoever fills the buffer: the data
+    plane's generator on the NF's CPU, or a NIC with DDIO into the shared cache)."""
+    return line_bytes * (1 + math.ceil(frame_bytes / line_bytes))
 
 
 def access_time_s(platform: Platform) -> float:

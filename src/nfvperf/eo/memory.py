@@ -11,6 +11,15 @@ Three things decide it, each from the NF model or a measurement of the host:
   over that reuse distance is the host's measured load latency by working set (a pointer chase
   over that many bytes: L1, L2, the shared cache and DRAM in their measured proportions,
   partial hits included), ``memory.load_latency`` of the profile.
+- **The frames that pass through the core between two uses.** Each packet's frame and its
+  mbuf's line are written into the NF core's caches as they arrive (by the generator on the
+  NF's CPU here; by DDIO with a NIC) and push table lines out. They lengthen the reuse
+  distance by their bytes between two uses of a line, each byte at the weight calibration
+  measured for that table size and that many frame bytes a load (``memory.frames_latency``:
+  a chase through a table with a frame written for each load; the weight is the working set
+  the chase's own curve alone needs to be as slow, less the table, over the frames' bytes,
+  at most 1). A table the size of the L2 feels them byte for byte; one in the shared cache
+  a fraction of them, as that cache keeps lines that are used again better than a stream.
 - **What the core can overlap.** The lookups of a burst that are issued together (``bulk``: a
   bulk call that prefetches, or a loop whose packets do not depend on one another) are in
   flight together, up to the burst and to what the core sustains: the profile's
@@ -128,12 +137,26 @@ def reuse_distance_bytes(mine: Structure, every: Sequence[Structure], line_bytes
     return line_bytes * sum(s.lines * min(1.0, s.reuse / mine.reuse) for s in every)
 
 
+@dataclass(frozen=True)
+class FramesPoint:
+    """A table's load with frames streaming through the caches: the table's bytes, the frame
+    bytes written for each of its loads, and the cycles a load took with them and alone (the
+    same run)."""
+
+    bytes: float
+    frame_bytes: float
+    cycles: float
+    alone_cycles: float
+
+
 class Hierarchy:
     """The host's memory as calibration measured it: the latency of a load by the working set
-    it ranges over, and the cycles per load with k loads in flight."""
+    it ranges over, the cycles per load with k loads in flight, and, where measured, the weight
+    of a frame's bytes in a table's reuse distance (:func:`frame_weights`)."""
 
     def __init__(self, latency: Sequence[tuple[float, float]],
-                 overlap: Sequence[tuple[float, float]], serial_overlap: float = 1.0):
+                 overlap: Sequence[tuple[float, float]], serial_overlap: float = 1.0,
+                 frames: Sequence[FramesPoint] = (), line_bytes: int = 64):
         self.serial_overlap = serial_overlap
         pts = sorted(latency)
         self._log_bytes = [math.log2(b) for b, _ in pts]
@@ -141,6 +164,21 @@ class Hierarchy:
         ov = sorted(overlap)
         self._k = [float(k) for k, _ in ov]
         self._per_load = [c for _, c in ov]
+        self._weights = {b: ([x for x, _ in pts], [w for _, w in pts])
+                         for b, pts in frame_weights(frames, line_bytes).items()}
+
+    @property
+    def frames_known(self) -> bool:
+        """Whether calibration measured what frames do to a table's loads."""
+        return bool(self._weights)
+
+    def frame_weight(self, distance: float, frame_per_load: float) -> float:
+        """The weight of a frame byte in the reuse distance of a table line ``distance`` bytes
+        apart, with ``frame_per_load`` frame bytes for each line read in between: log-linear in
+        the table's bytes, linear in the frame bytes, held at the measured ends."""
+        sizes = sorted(self._weights)
+        at = [interp(math.log2(max(distance, 1.0)), *self._weights[b]) for b in sizes]
+        return interp(frame_per_load, [float(b) for b in sizes], at)
 
     def latency(self, nbytes: float) -> float:
         """Cycles of one load over ``nbytes`` (log-linear between the measured sizes)."""
@@ -155,6 +193,45 @@ class Hierarchy:
         """How many loads' latency one load's time covers with ``in_flight`` independent loads
         issued together: 1 for one, at most what the core sustained."""
         return self._per_load[0] / interp(max(1.0, in_flight), self._k, self._per_load)
+
+
+def frame_weights(points: Sequence[FramesPoint], line_bytes: int
+                  ) -> dict[float, list[tuple[float, float]]]:
+    """Per frame bytes a load, the weight of a frame byte by log2 of the table's bytes: the
+    working set at which the chase's curve alone (the same run) is as slow as the table with
+    the frames, less the table, over the frames' bytes between two uses of a line (the table's
+    lines times the bytes a load); 0 where the frames cost nothing, at most 1."""
+    out: dict[float, list[tuple[float, float]]] = {}
+    for b in sorted({p.frame_bytes for p in points}):
+        run = sorted((p for p in points if p.frame_bytes == b), key=lambda p: p.bytes)
+        xs, ys, top = [], [], -math.inf
+        for p in run:                   # the alone curve made monotone, to be inverted
+            top = max(top, p.alone_cycles)
+            xs.append(math.log2(p.bytes))
+            ys.append(top)
+        weights = []
+        for p, own in zip(run, ys):
+            between = p.bytes / line_bytes * b
+            if p.cycles <= own:
+                w = 0.0
+            elif p.cycles >= ys[-1]:    # slower than the chase's largest table alone
+                w = 1.0
+            else:
+                w = (2 ** _inverse(p.cycles, xs, ys) - p.bytes) / between
+            weights.append((math.log2(p.bytes), min(1.0, max(0.0, w))))
+        out[b] = weights
+    return out
+
+
+def _inverse(y: float, xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The largest x at which the non-decreasing piecewise-linear curve (xs, ys) is still at
+    most ``y`` (the first x where the curve reaches it)."""
+    if y <= ys[0]:
+        return xs[0]
+    for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:]):
+        if y0 <= y <= y1:
+            return x0 if y1 == y0 else x0 + (x1 - x0) * (y - y0) / (y1 - y0)
+    return xs[-1]
 
 
 @dataclass(frozen=True)
@@ -185,17 +262,24 @@ def neighbours_bytes(mine: Structure, sharing: Sharing, line_bytes: int) -> floa
 
 
 def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: Hierarchy,
-           burst: float, line_bytes: int, sharing: Sharing | None = None) -> dict[int, Stall]:
+           burst: float, line_bytes: int, sharing: Sharing | None = None,
+           frame_bytes: float = 0.0) -> dict[int, Stall]:
     """The stall of each EO line of a path: ``items`` are (line index, EO name, evaluated
-    arguments, access mode). With ``sharing``, the neighbours' lines lengthen the reuse
-    distance of a structure that is beyond the private caches already (a line that stays in
-    this core's L2 is not theirs to evict)."""
+    arguments, access mode). ``frame_bytes``: the bytes a packet's frame writes into the
+    core's caches, which lengthen every reuse distance (where the hierarchy knows their
+    weight). With ``sharing``, the neighbours' lines lengthen the reuse distance of a structure
+    that is beyond the private caches already (a line that stays in this core's L2 is not
+    theirs to evict)."""
     mode = {i: access for i, _, _, access in items}
     every = [s for i, name, v, access in items
              for s in structures(i, name, {**v, "bulk": float(access == "bulk")}, line_bytes)]
     out: dict[int, list[tuple[Structure, float, float]]] = {}
     for s in every:
         distance = reuse_distance_bytes(s, every, line_bytes)
+        if frame_bytes > 0 and hierarchy.frames_known:
+            between = frame_bytes / s.reuse
+            per_load = between / (distance / line_bytes)
+            distance += hierarchy.frame_weight(distance, per_load) * between
         beyond = max(0.0, hierarchy.latency(distance) - hierarchy.nearest)
         if sharing is not None and sharing.neighbours and distance > sharing.private_bytes:
             shared = distance + neighbours_bytes(s, sharing, line_bytes)
@@ -211,6 +295,8 @@ def stalls(items: Sequence[tuple[int, str, dict[str, float], str]], hierarchy: H
         terms = " + ".join(f"{n:g}·{beyond:.0f} ({s.name}, {_size(d)})"
                            for n, s, d, beyond in counted)
         how = f"bulk ×{burst:g}: ÷{ov:.1f}" if bulk else "serial"
+        if frame_bytes > 0 and hierarchy.frames_known:
+            how += f"; frames {frame_bytes:.0f} B a packet"
         result[i] = Stall(cycles, f"stall ({terms})/{ov:.1f} [{how}]" if ov != 1
                           else f"stall {terms} [{how}]")
     return result

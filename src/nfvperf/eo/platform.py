@@ -83,6 +83,14 @@ class LatencyPoint(FileModel):
     cycles: float = Field(gt=0, description="cycles a load")
 
 
+class FramesLatencyPoint(FileModel):
+    bytes: Bytes = Field(description="the table the loads range over")
+    frame_bytes: Bytes = Field(alias="frame", description="frame bytes written for each load")
+    cycles: float = Field(gt=0, description="cycles a load with the frames")
+    alone_cycles: float = Field(gt=0, alias="alone", description="cycles a load without them "
+                                "(the same run)")
+
+
 def _one_point_each(curves) -> None:
     """A measured curve has one point per abscissa: (name, points or None, abscissa field)."""
     for name, pts, key in curves:
@@ -127,6 +135,10 @@ class Memory(FileModel):
     overlap: list[OverlapPoint] | None = Field(
         None, min_length=1, description="cycles per load with k loads in flight over DRAM "
         "(k dependent chases interleaved; k = 1 is the latency)")
+    frames_latency: list[FramesLatencyPoint] | None = Field(
+        None, min_length=2, description="cycles of a load through a table with a frame's bytes "
+        "written for each load, and alone (a chase: what frames streaming through the caches "
+        "do to a table's lines); read where conventions.memory_stalls is cycles")
     serial_overlap: float = Field(
         1.0, ge=1, description="how many keys' waits a loop that looks keys up one at a time "
         "overlaps (the core running ahead into the next key): 1 is none")
@@ -143,6 +155,9 @@ class Memory(FileModel):
             raise ValueError("overlap with an in_flight: 1 point (the latency)")
         _one_point_each((("load_latency", self.load_latency, "bytes"),
                          ("overlap", self.overlap, "in_flight")))
+        pairs = [(p.bytes, p.frame_bytes) for p in self.frames_latency or ()]
+        if len(set(pairs)) != len(pairs):
+            raise ValueError("frames_latency with one point per bytes and frame")
         return self
 
     @property
