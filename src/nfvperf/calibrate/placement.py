@@ -10,6 +10,7 @@ machine on its other hardware thread slows it (``shared_core``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Generic, NamedTuple, TypeVar
@@ -88,10 +89,10 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     ratio = now_over_cal("read_line") or now["core_to_core_burst"] / \
         cal["burst_line_cycles"]["median"]
     # mem_I/O's write-back moves with the placement where it is the upgrade calibrate measured
-    # (the profile writes it with one decimal)
+    # (to the tenth of a cycle the profile writes), not a value the profile's author set
     upgrade = cal.get("upgrade_line_cycles", {}).get("median")
-    back = now_over_cal("upgrade_line") if upgrade is not None and \
-        round(upgrade, 1) == round(platform.cache.l3_writeback_cycles, 1) else None
+    back = now_over_cal("upgrade_line") if upgrade is not None and math.isclose(
+        upgrade, platform.cache.l3_writeback_cycles, abs_tol=0.05 + 1e-9) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
     return Placement(placed_at(platform, ratio, credited(scale), back), ratio,
                      now["core_to_core"], scale, core_ratio(platform.calibration, now))
@@ -135,23 +136,13 @@ def shared_cache_scale(platform, nbytes: float, cycles_now: float) -> float | No
     which the calibrated load latency reads ``cycles_now`` (a chase over ``nbytes`` just
     measured) over ``nbytes`` (log-linear between the calibrated sizes beyond the core's own
     caches, the curve taken as rising). None without the curve; within CACHE_SCALE_LIMIT."""
-    import math
+    from nfvperf.eo.memory import working_set_at
 
-    from nfvperf.eo.costs import interp
-
-    curve = platform.memory.load_latency
     private = platform.cache_l1_l2_bytes
-    pts = sorted((q.bytes, q.cycles) for q in curve or () if q.bytes > private)
-    if len(pts) < 2:
+    at = working_set_at(cycles_now, [(q.bytes, q.cycles) for q in
+                                     platform.memory.load_latency or () if q.bytes > private])
+    if at is None:
         return None
-    rising, top = [], 0.0
-    for b, c in pts:                        # the curve made monotone: its running maximum
-        top = max(top, c)
-        if not rising or top > rising[-1][1]:
-            rising.append((math.log2(b), top))
-    if len(rising) < 2:
-        return None
-    at = 2 ** interp(cycles_now, [c for _, c in rising], [x for x, _ in rising])
     return min(CACHE_SCALE_LIMIT, max(1 / CACHE_SCALE_LIMIT, at / nbytes))
 
 

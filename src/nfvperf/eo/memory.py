@@ -195,43 +195,46 @@ class Hierarchy:
         return self._per_load[0] / interp(max(1.0, in_flight), self._k, self._per_load)
 
 
+def working_set_at(cycles: float, curve: Sequence[tuple[float, float]]) -> float | None:
+    """The working set at which a measured load-latency curve ((bytes, cycles) points, taken
+    as rising: its running maximum) reads ``cycles``, log-linear between its points and held
+    at its ends; the first such set where the curve is flat. None with fewer than two rising
+    points."""
+    rising: list[tuple[float, float]] = []
+    top = -math.inf
+    for b, c in sorted(curve):
+        top = max(top, c)
+        if not rising or top > rising[-1][1]:
+            rising.append((math.log2(b), top))
+    if len(rising) < 2:
+        return None
+    return 2 ** interp(cycles, [c for _, c in rising], [x for x, _ in rising])
+
+
 def frame_weights(points: Sequence[FramesPoint], line_bytes: int
                   ) -> dict[float, list[tuple[float, float]]]:
     """Per frame bytes a load, the weight of a frame byte by log2 of the table's bytes: the
     working set at which the chase's curve alone (the same run) is as slow as the table with
     the frames, less the table, over the frames' bytes between two uses of a line (the table's
-    lines times the bytes a load); 0 where the frames cost nothing, at most 1."""
+    lines times the bytes a load); 0 where the frames cost nothing, 1 where the table with
+    them is slower than the largest alone, never more."""
     out: dict[float, list[tuple[float, float]]] = {}
     for b in sorted({p.frame_bytes for p in points}):
         run = sorted((p for p in points if p.frame_bytes == b), key=lambda p: p.bytes)
-        xs, ys, top = [], [], -math.inf
-        for p in run:                   # the alone curve made monotone, to be inverted
-            top = max(top, p.alone_cycles)
-            xs.append(math.log2(p.bytes))
-            ys.append(top)
+        alone = [(p.bytes, p.alone_cycles) for p in run]
+        top = max(c for _, c in alone)
         weights = []
-        for p, own in zip(run, ys):
-            between = p.bytes / line_bytes * b
-            if p.cycles <= own:
+        for i, p in enumerate(run):
+            at = working_set_at(p.cycles, alone)
+            if p.cycles <= max(c for _, c in alone[:i + 1]):
                 w = 0.0
-            elif p.cycles >= ys[-1]:    # slower than the chase's largest table alone
+            elif at is None or p.cycles >= top:
                 w = 1.0
             else:
-                w = (2 ** _inverse(p.cycles, xs, ys) - p.bytes) / between
+                w = (at - p.bytes) / (p.bytes / line_bytes * b)
             weights.append((math.log2(p.bytes), min(1.0, max(0.0, w))))
         out[b] = weights
     return out
-
-
-def _inverse(y: float, xs: Sequence[float], ys: Sequence[float]) -> float:
-    """The largest x at which the non-decreasing piecewise-linear curve (xs, ys) is still at
-    most ``y`` (the first x where the curve reaches it)."""
-    if y <= ys[0]:
-        return xs[0]
-    for x0, x1, y0, y1 in zip(xs, xs[1:], ys, ys[1:]):
-        if y0 <= y <= y1:
-            return x0 if y1 == y0 else x0 + (x1 - x0) * (y - y0) / (y1 - y0)
-    return xs[-1]
 
 
 @dataclass(frozen=True)
