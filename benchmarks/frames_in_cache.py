@@ -19,7 +19,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nfvperf.calibrate.measure import frames_in_cache
+from nfvperf.calibrate.measure import FRAME_BYTES, FRAMES_MAX_WS, frames_in_cache
 
 
 def table(runs: dict[int, dict]) -> list[str]:
@@ -42,8 +42,10 @@ def _size(n: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cpu", type=int, default=1, help="the NF's CPU (default 1)")
-    ap.add_argument("--frames", default="128,512,1536", help="bytes of a frame a load")
-    ap.add_argument("--max-ws", default="32M", help="the largest table (K or M)")
+    ap.add_argument("--frames", default=",".join(map(str, FRAME_BYTES)),
+                    help="bytes of a frame a load (default: what calibrate measures)")
+    ap.add_argument("--max-ws", default=f"{FRAMES_MAX_WS >> 20}M",
+                    help="the largest table (K or M)")
     ap.add_argument("-o", "--out", type=Path, help="write the measurements here (JSON)")
     args = ap.parse_args()
     unit = {"K": 1 << 10, "M": 1 << 20}.get(args.max_ws[-1:].upper(), 1)
