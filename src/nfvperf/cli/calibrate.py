@@ -100,6 +100,9 @@ def validate_dataplane(
                                                    "(with the figures).")] = None,
     plot_dir: Annotated[Optional[Path], typer.Option("--plot-dir", help="Write a PNG per NF "
                                                      "here.")] = None,
+    journal: Annotated[Optional[Path], typer.Option(
+        "--journal", help="Keep each row here as soon as it is measured (JSON lines); a rerun "
+        "with the same file and profile measures only the rows it lacks.")] = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
@@ -118,6 +121,19 @@ def validate_dataplane(
         [64, 512] if quick else [64, 128, 256, 512, 1024, 1518])
     for s in sizes:
         check_frame_bytes(s, field="--packet-sizes")
+    kept = None
+    if journal is not None:
+        from nfvperf.errors import InputError
+        from nfvperf.validation.dataplane import JOURNAL_KEY
+        from nfvperf.validation.journal import Journal, profile_digest
+
+        if platform is None:
+            raise InputError("--platform beside it (a rerun must price its rows on the same "
+                             "profile)", field="--journal")
+        if not Path(platform).is_file():
+            raise InputError("a profile file", platform, field="--platform")
+        kept = Journal(journal, {"command": "validate dataplane", "quick": quick,
+                                 "profile_sha256": profile_digest(platform)}, JOURNAL_KEY)
     with tempfile.TemporaryDirectory() as tmp:
         if platform is None:
             from nfvperf.calibrate import describe_host, measure, profile_yaml
@@ -131,7 +147,7 @@ def validate_dataplane(
             rows = validate(platform, nf or list(cases(quick)), sizes,
                             quick=quick,
                             repeats=1 if quick else 3,
-                            progress=say)
+                            progress=say, journal=kept)
         pngs = {}
         for name in dict.fromkeys(r["nf"] for r in rows):
             target = (plot_dir or Path(tmp)) / f"{name}.png"

@@ -18,7 +18,11 @@ from nfvperf.calibrate.placement import PLACEMENT_STEP, PlacedRun, placed_run, p
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.dataplane.watch import WINDOW_S, between, hist_median, steady, window_medians
 from nfvperf.errors import InputError
+from nfvperf.validation.journal import Journal
 from nfvperf.validation.workloads import Workload, cases
+
+#: the fields that name a row of the validation (in a journal of its rows)
+JOURNAL_KEY = ("nf", "traffic", "packet_size")
 
 
 #: bursts of one measurement at most: here the machine changes within a second, and a burst
@@ -162,10 +166,13 @@ def summary(rows: Sequence[dict]) -> list[dict]:
 def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int], *,
              quick: bool = False, rate_pps: float = 2e6, duration_s: float = 0.5,
              repeats: int = 3,
-             progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
+             progress: Callable[[str, int, int], None] | None = None,
+             journal: Journal | None = None) -> list[dict]:
     """Estimate beside measurement, one row per NF, traffic pattern and frame size. Each of
     ``repeats`` runs gets its own estimate, priced for the CPU placement just before it; the
-    row is the run of median error, with every run's cycles, error and placement beside it."""
+    row is the run of median error, with every run's cycles, error and placement beside it.
+    With a ``journal`` (keyed by JOURNAL_KEY), a row it holds is taken from it, not measured,
+    and each row measured is added to it as soon as it is done."""
     from nfvperf.eo.platform import load_platform
 
     platform = load_platform(platform_path)
@@ -179,6 +186,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
     for i, (nf, traffic, size) in enumerate(jobs):
         if progress:
             progress(f"{nf}, {traffic.name}, {size} B", i, len(jobs))
+        kept = journal.get(nf, traffic.name, size) if journal else None
+        if kept is not None:
+            rows.append(kept)
+            continue
         runs = []
         for _ in range(repeats):
             p = measure_placed(nf, traffic, size, platform, rate_pps=rate_pps,
@@ -246,6 +257,8 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         causes = gap(rows[-1], m["ratio"])
         rows[-1]["gap_causes"] = list(causes)
         rows[-1]["gap"] = gap_text(causes, m["ratio"])
+        if journal:
+            journal.add(rows[-1])
     if progress:
         progress("done", len(jobs), len(jobs))
     return rows
