@@ -23,7 +23,10 @@ once; so a packet that reaches an idle instance waits for its turn to come round
 A stall of a core (the host taking it away, or the generator running on it) holds the core and
 the packets of the instance that would run until it ends; the instance tries again then. One
 that begins during a batch preempts it: the batch ends that much later, and its cycles a packet
-are the clock's over the batch (as the data plane counts them), the time away included.
+are the clock's over the batch (as the data plane counts them), the time away included. The
+generator woken from a nap on the core ends the preempted instance's turn with the batch: the
+kernel picks the next process at a wake-up as at the end of a slice (Linux's EEVDF gives the
+core to the eligible process that has had least of it, not back to the one that ran longest).
 
 The generator (when given its wakes) receives a packet that leaves the chain while it runs, else
 at its next wake: the latency it measures ends there. Each pass through the vSwitch adds
@@ -210,6 +213,10 @@ def _start(m, s, k, t):
     # data plane counts them) take it in
     while stl.ptr[c] < stl.off[c + 1] and stl.t[stl.ptr[c]] < end:
         end += stl.d[stl.ptr[c]] + inp.refill[s, nb] * stl.r[stl.ptr[c]]
+        if stl.r[stl.ptr[c]] > 0:
+            # a process woken on the core preempts the instance, and the kernel then picks
+            # who runs as it does at any wake-up: the instance's turn ends with the batch
+            m.cores.slice_t[c] = -np.inf
         stl.ptr[c] += 1
     if t >= inp.warmup:
         seen = (end - t) * inp.speed[s, k]
