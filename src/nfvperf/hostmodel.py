@@ -18,6 +18,7 @@ itself, read by the chain simulator to predict what the data plane will report::
       stalls: {0: {per_s: 40, durations_us: [...]}, 1: {...}}   # the host taking a CPU away
       generator:                # nfvp-gen: it naps between bursts, beside the NFs
         wake_us: 3.1            # its CPU time a wake, besides the packets
+        busy_wake_us: 9.5       # the same beside an NF that kept the core busy meanwhile
         packet_us: 0.05         # its CPU time a packet sent and received
         overshoot_us: [...]     # a nap's length beyond the one asked for (samples)
       preemption:               # a wake of the generator, to an NF busy beside it
@@ -92,6 +93,10 @@ class GeneratorCosts(FileModel):
     """nfvp-gen beside the NFs: it wakes, sends what is due, reads what came back, naps."""
 
     wake_us: float = Field(ge=0, description="its CPU time a wake, besides the packets")
+    busy_wake_us: float | None = Field(None, ge=0, description="its CPU time a wake beside an "
+                                       "NF that kept the core busy while it napped (its own "
+                                       "caches to refill): measured with the preemption "
+                                       "probes")
     packet_us: float = Field(ge=0, description="its CPU time a packet sent and received")
     overshoot_us: list[float] = Field(min_length=1, description="how much longer than asked "
                                       "a nap lasted (samples: the timer, the wake-up, the "

@@ -200,7 +200,8 @@ def test_calibrate_rejects_an_unknown_access_mode(cli):
 
 def test_the_data_planes_parts_are_fitted_from_the_reports():
     """The generator's CPU time splits into wakes and packets (7 µs a wake, 0.04 µs a packet
-    sent or received, over runs at three loads), the vSwitch's stage into batch + packet × n
+    sent or received, over runs at three loads; beside a busy NF its wake is what the probes
+    show less their packets), the vSwitch's stage into batch + packet × n
     (60 + 20 n over loops of 1 and 31 packets); neither part comes out negative."""
     from nfvperf.calibrate.dataplane import _generator, _stage
 
@@ -209,11 +210,18 @@ def test_the_data_planes_parts_are_fitted_from_the_reports():
                         "sent": packets // 2, "received": packets - packets // 2,
                         "send_cpu_ns": 1e3 * (7.0 * naps + 0.04 * packets)}}
 
-    g = _generator([run(20_000, 40_000), run(25_000, 200_000), run(30_000, 2_000_000)])
+    g = _generator([run(20_000, 40_000), run(25_000, 200_000), run(30_000, 2_000_000)], [])
     assert g["wake_us"] == pytest.approx(7.0) and g["packet_us"] == pytest.approx(0.04)
     assert g["overshoot_us"] == [15.0] * 3           # one sample a run, each 15 µs over
-    only_packets = _generator([run(0, 1000), run(0, 5000)])
+    assert "busy_wake_us" not in g                    # no probe beside a busy NF
+    only_packets = _generator([run(0, 1000), run(0, 5000)], [])
     assert only_packets["wake_us"] == 0 and only_packets["packet_us"] == pytest.approx(0.04)
+    # beside a busy NF (the preemption probes): 12 and 16 µs a wake once the packets' time
+    # (0.04 µs each) is taken out; the median
+    probes = [{"gen_cpu_us": w * naps + 0.04 * 60_000, "gen_naps": naps, "gen_packets": 60_000}
+              for w, naps in ((12.0, 25_000), (16.0, 20_000), (14.0, 22_000))]
+    busy = _generator([run(20_000, 40_000), run(25_000, 200_000)], probes + [{"gen_naps": 0}])
+    assert busy["busy_wake_us"] == pytest.approx(14.0, abs=1e-3)
     loops = {"calls": 2, "packets": 32, "cycles": (60 + 20) + (60 + 20 * 31),
              "sum_pp": 1 + 31 ** 2, "sum_cp": 80 * 1 + 680 * 31}
     assert _stage([{"vswitch": {"stages": {"nf": loops}}}], "nf") == \

@@ -131,10 +131,13 @@ def preemption(working_set: int, *, duration_s: float, vswitch_cpu: int, nf_cpu:
     runs = [smallest_chain(PREEMPT_RATE, duration_s=duration_s, vswitch_cpu=vswitch_cpu,
                            nf_cpu=nf_cpu, gen_cpu=g, nf_args=args) for g in (other, gen_cpu)]
     alone, beside = (r["vswitch"]["per_nf"][0] for r in runs)
+    gen = runs[1]["gen"]
     return {"working_set": working_set,
             "alone_cycles": alone["busy_cycles"] / max(alone["rx"], 1),
             "beside_cycles": beside["busy_cycles"] / max(beside["rx"], 1),
-            "wakes_per_s": runs[1]["gen"]["naps"]["count"] / duration_s}
+            "wakes_per_s": gen["naps"]["count"] / duration_s,
+            "gen_cpu_us": gen["send_cpu_ns"] / 1e3, "gen_naps": gen["naps"]["count"],
+            "gen_packets": gen["sent"] + gen["received"]}
 
 
 def on_placement(trip: float | None, l2_bytes: int, run: Callable[[], dict],
@@ -241,9 +244,10 @@ def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
     return xs or [0.0]
 
 
-def _generator(runs: list[dict]) -> dict:
+def _generator(runs: list[dict], probes: list[dict]) -> dict:
     """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
-    through the origin over the runs, neither negative)."""
+    through the origin over the runs, neither negative); beside a busy NF (the preemption
+    ``probes``), its CPU time a wake less its packets' (the median over the probes)."""
     import numpy as np
     from scipy.optimize import nnls
 
@@ -252,8 +256,13 @@ def _generator(runs: list[dict]) -> dict:
                   for r in runs], dtype=float)
     y = np.array([r["gen"]["send_cpu_ns"] / 1e3 for r in runs])
     wake, packet = nnls(a, y)[0] if a.any() else (0.0, 0.0)
-    return {"wake_us": round(float(wake), 3), "packet_us": round(float(packet), 4),
-            "overshoot_us": [round(x, 2) for x in over]}
+    out = {"wake_us": round(float(wake), 3), "packet_us": round(float(packet), 4),
+           "overshoot_us": [round(x, 2) for x in over]}
+    busy = [max(p["gen_cpu_us"] - packet * p["gen_packets"], 0.0) / p["gen_naps"]
+            for p in probes if p.get("gen_naps")]
+    if busy:
+        out["busy_wake_us"] = round(float(np.median(busy)), 3)
+    return out
 
 
 def _preemption(probes: list[dict]) -> dict | None:
@@ -294,7 +303,7 @@ def derive(raw: dict) -> dict:
         "stalls": {int(c): {"per_s": round(s["per_s"], 1),
                             "durations_us": quantiles(s["durations_us"], KEEP_SAMPLES // 2)}
                    for c, s in raw["stalls"].items()},
-        "generator": _generator(runs),
+        "generator": _generator(runs, raw.get("preemption", [])),
         "preemption": _preemption(raw.get("preemption", [])),
         "spread": {"turn_us": [round(min(raw["turn_us"]), 3), round(max(raw["turn_us"]), 3)],
                    "slice_us": [round(min(raw["slice_us"]), 1),

@@ -30,7 +30,7 @@ from nfvperf.chain import (DROP_PLACES, POLICY_CODES, ChainResult, ChainSpec, Cl
                            instance_name, integer_weights, loss)
 from nfvperf.errors import InputError
 from nfvperf import limits
-from nfvperf.sim.costs import refill_s, service_cycles, service_estimates
+from nfvperf.sim.costs import nf_share, refill_s, service_cycles, service_estimates
 from nfvperf.sim.options import Generator, SimOptions
 
 
@@ -59,19 +59,23 @@ def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
     return t[order], c[order].astype(np.int64), f[order].astype(np.int64)
 
 
-def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.random.Generator,
+                    cold: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then),
-    runs ``wake_us`` + ``packet_us`` a packet sent and one received (as many come back as go
+    runs its wake's CPU time (``Generator.wake_cost_us`` where a share ``cold`` of its wakes
+    follow a busy NF) + ``packet_us`` a packet sent and one received (as many come back as go
     out, at a steady load), then naps until the next full burst is due, at most
     ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
-    when the next packet falls due), each nap longer than asked by a measured overshoot.
-    Returns the wakes, how long it runs at each, whether each came from a nap (one that
-    preempts a busy NF costs it the refill beyond its run; polling on, the generator only
-    takes its packets' time), and each packet's send time."""
+    when the next packet falls due), each nap longer than asked by a measured overshoot (the
+    change of process to it included). Returns the wakes, how long it holds its core at each
+    (a wake from a nap: its run and ``switch_us``, the changes of process, which its own
+    schedule does not wait for), whether each came from a nap (one that preempts a busy NF
+    costs it the refill beyond; polling on, the generator only takes its packets' time), and
+    each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
     over = np.asarray(gen.overshoot_us) * 1e-6
+    wake_us = gen.wake_cost_us(cold)
     send = np.empty_like(due)
     wakes, runs, naps = [], [], []
     n, j, t = due.size, 0, 0.0
@@ -81,9 +85,9 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float,
     while t < horizon:
         k = int(np.searchsorted(due, t, side="right"))
         send[j:k] = t
-        run = (gen.wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
+        run = (wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
         wakes.append(t)
-        runs.append(run)
+        runs.append(run + gen.switch_us * woke * 1e-6)
         naps.append(woke)
         j = k
         after = t + run
@@ -151,7 +155,10 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     t, c, f = arrivals(classes, duration_s + warm, options.arrivals, rng)
     gen = options.generator
     if gen is not None:
-        wakes, runs, naps, t = generator_wakes(t, gen, duration_s + warm, rng)
+        # mean-field: a wake finds the generator's caches cold as often as the NFs on its
+        # core are busy at the offered rate
+        cold = nf_share(spec, classes, cycles, platform.cpu.clock_hz, core == gen.cpu)
+        wakes, runs, naps, t = generator_wakes(t, gen, duration_s + warm, rng, cold)
     else:
         wakes, runs, naps = np.zeros(0), np.zeros(0), np.zeros(0)
     stamp = t

@@ -80,7 +80,8 @@ def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np
     a busy NF of its working set more than the generator's run (``options.preemption``,
     measured with an NF that walks its whole table at every packet: the changes of process,
     the caches refetched), by as much as measured beyond the run the model has
-    (``generator.wake_us``; ``Preemption.beyond_us``). The NF refetches no more than its
+    (``generator``: its wake after a busy NF, ``wake_cost_us(1)``, and ``switch_us``;
+    ``Preemption.beyond_us``). The NF refetches no more than its
     working set, nor than the batch's packets touch of it (``eo.footprint``). The working
     set: the
     options' ``working_set_bytes`` (all of it touched), else its EO model's tables over
@@ -105,5 +106,21 @@ def refill_s(spec: ChainSpec, platform, options: SimOptions, keys: int, core: np
             rows = [r for by in by_size for r in by]
             w = max(working_set_bytes(r.lines, keys, line) for r in rows)
             refetched = np.minimum(w, n * max(touched_bytes(r.lines, line) for r in rows))
-        out[i] = pre.beyond_us(refetched, gen.wake_us) * 1e-6
+        out[i] = pre.beyond_us(refetched, gen.wake_cost_us(1.0) + gen.switch_us) * 1e-6
     return out
+
+
+def nf_share(spec: ChainSpec, classes, cycles: np.ndarray, clock_hz: float,
+             on: np.ndarray) -> float:
+    """The share of a core's clock that the NFs' own cycles take at the chain's offered rate,
+    at most 1: each service's cycles a packet of each class (``cycles[s, c]``) at the rate that
+    reaches it (the class's, less what the services before it drop by design), over the
+    instances on that core (``on[s, k]``: whether instance k of service s runs there) as a
+    share of the service's."""
+    pps = np.array([c.pps for c in classes], dtype=float)
+    total, reach = 0.0, 1.0
+    for i, s in enumerate(spec.services):
+        there = float(np.count_nonzero(on[i, :s.instances])) / s.instances
+        total += reach * there * float(cycles[i] @ pps)
+        reach *= spec.passes(i)
+    return min(total / clock_hz, 1.0)

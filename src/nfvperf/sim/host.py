@@ -47,10 +47,8 @@ def host_options(platform, n_services: int, *, nf_cpu: int | None = None,
     loop = ServiceCost(batch_overhead_cycles=0, loop_cycles=dp.nf_loop.beyond(forward))
     # a wake takes the core from the NFs for the generator's CPU time and two changes of
     # process (to it and back), where it shares their core
-    generator = Generator(cpu=gen_cpu, **dp.generator.model_dump())
-    if gen_cpu == nf_cpu:
-        generator = generator.model_copy(update={"wake_us": dp.generator.wake_us
-                                                 + 2 * dp.turn_us})
+    generator = Generator(cpu=gen_cpu, switch_us=2 * dp.turn_us if gen_cpu == nf_cpu else 0.0,
+                          **dp.generator.model_dump())
     fields = {
         "arrivals": "paced", "nf_cpu": nf_cpu, "hop_us": hop_us,
         "vswitch_cpu": dp.cpus.vswitch,

@@ -35,6 +35,16 @@ class Generator(GeneratorCosts):
     latency it measures ends when it reads a packet back."""
 
     cpu: int = Field(ge=0, description="the core it runs on")
+    switch_us: float = Field(0.0, ge=0, description="what a wake from a nap takes of its core "
+                             "besides its CPU time (the changes of process to it and back): "
+                             "time the NFs there lose, not a delay of its own schedule")
+
+    def wake_cost_us(self, cold: float) -> float:
+        """Its CPU time a wake when a share ``cold`` of its wakes find its caches cold (an NF
+        kept the core busy while it napped): ``wake_us`` to ``busy_wake_us``, where measured."""
+        if self.busy_wake_us is None:
+            return self.wake_us
+        return self.wake_us + min(max(cold, 0.0), 1.0) * (self.busy_wake_us - self.wake_us)
 
 
 class ServiceCost(FileModel):

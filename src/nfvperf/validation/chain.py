@@ -109,9 +109,10 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
         # each wake takes its run from the busy NFs, and what it costs them beyond it
         core = np.full((len(spec.services), max(map(spec.most_instances,
                                                      range(len(spec.services))))), gen.cpu)
-        taken = gen.wake_us * 1e-6 + refill_s(spec, platform, options, spec.keys(classes),
-                                              core, estimates)[:, options.burst]
-        cycle = taken + (limits.GEN_NAP_MAX_US + float(np.mean(gen.overshoot_us))) * 1e-6
+        taken = (gen.wake_cost_us(1.0) + gen.switch_us) * 1e-6 + refill_s(
+            spec, platform, options, spec.keys(classes), core, estimates)[:, options.burst]
+        cycle = (gen.wake_cost_us(1.0) + limits.GEN_NAP_MAX_US
+                 + float(np.mean(gen.overshoot_us))) * 1e-6
         busy = busy / (1 - taken / cycle)
         extra = 2 * gen.packet_us * 1e-6
         most = polling_pps(gen, options.burst)
