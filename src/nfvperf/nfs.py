@@ -13,6 +13,7 @@ The names of earlier releases (``l2_basic_forwarding``, ``l2_learning_switch``,
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +52,13 @@ class NF:
         """The data plane's executable."""
         return f"nfvp-nf-{self.name}"
 
-    def passes(self, headers, args: tuple[str, ...] = ()) -> float:
-        """The share of packets with these headers (``chain.headers.Headers``) that the NF
-        hands on with these options: the rest it drops by design (no route, no MAC entry)."""
+    def passes(self, headers, args: tuple[str, ...] = (), flows: tuple[int, ...] = (1,),
+               instances: int = 1) -> float:
+        """The share of packets with these headers (``chain.headers.Headers``), sent as
+        ``flows`` (each class's) to ``instances`` instances, that the NF hands on with these
+        options: the rest it drops by design (no route, no MAC entry, no port left)."""
         rule = DROP_RULES.get(self.name)
-        return 1.0 if rule is None else rule(headers, _options(args))
+        return 1.0 if rule is None else rule(headers, _options(args), flows, instances)
 
     def models(self) -> list[str]:
         """The references of its packaged EO models."""
@@ -115,7 +118,7 @@ ROUTER_ROUTES, ROUTER_LONG_ROUTES = 65536, 4096
 MAC_TABLE_ENTRIES = 2 << 20
 
 
-def _router(headers, opts: dict[str, str]) -> float:
+def _router(headers, opts: dict[str, str], flows, instances) -> float:
     if headers.encap != "none":         # an MPLS, S-tag or GRE-over-MPLS frame: not IPv4
         return 0.0
     ip = headers.dst_ip.addresses()
@@ -127,7 +130,7 @@ def _router(headers, opts: dict[str, str]) -> float:
     return float(hit.mean())
 
 
-def _l2fwd(headers, opts: dict[str, str]) -> float:
+def _l2fwd(headers, opts: dict[str, str], flows, instances) -> float:
     if "mac-base" in opts:
         raise InputError("the MAC table's default base (a chain's destination MACs start at "
                          "02:00:00:00:00:00)", opts["mac-base"], field="--mac-base")
@@ -135,8 +138,25 @@ def _l2fwd(headers, opts: dict[str, str]) -> float:
     return min(fill, headers.dst_mac_count) / headers.dst_mac_count
 
 
+#: the NAT's connections (dataplane/nfs/nat/main.c; a test reads its defaults there): at most
+#: --entries, one public port each from --port-min up to 65535, never reused
+NAT_ENTRIES, NAT_PORT_MIN = 65536, 1024
+
+
+def _nat(headers, opts: dict[str, str], flows, instances) -> float:
+    """A connection is a flow to one destination (packet i of a run goes to the sweep's
+    i-th address): one class's flows in turn meet the addresses in lcm(flows, count) pairs,
+    several classes' in every pair. Each instance opens as many as it has ports and entries;
+    once they are gone, the packets of every later connection are dropped, for good (the
+    share in the long run)."""
+    count = headers.dst_ip.count
+    pairs = math.lcm(flows[0], count) if len(flows) == 1 else sum(f * count for f in flows)
+    each = min(_int(opts, "entries", NAT_ENTRIES), 65536 - _int(opts, "port-min", NAT_PORT_MIN))
+    return min(1.0, max(each, 0) * instances / pairs)
+
+
 #: NFs that drop packets by design, and the share they hand on
-DROP_RULES = {"router": _router, "l2fwd": _l2fwd}
+DROP_RULES = {"router": _router, "l2fwd": _l2fwd, "nat": _nat}
 
 #: names of earlier releases -> the reference that replaces them
 RENAMED = {"l2_basic_forwarding": "l2fwd@paper", "l2_learning_switch": "learnsw@paper",

@@ -70,6 +70,36 @@ def test_nfs_without_tables_hand_everything_on():
         assert nfs.get(name).passes(headers(dst_ip={"count": 7})) == 1.0
 
 
+def test_the_nats_ports_in_python_are_the_ones_its_c_code_has():
+    text = (ROOT / "dataplane/nfs/nat/main.c").read_text()
+    m = re.search(r"\.entries = (\d+), \.port_min = (\d+)", text)
+    assert m and (int(m[1]), int(m[2])) == (nfs.NAT_ENTRIES, nfs.NAT_PORT_MIN)
+
+
+@pytest.mark.parametrize("count, flows, args, instances, share", [
+    (65536, (32,), (), 1, 64512 / 65536),       # 65 536 connections, 64 512 ports
+    (65536, (32,), (), 2, 1.0),                 # two instances, a pool each
+    (65536, (32,), ("--port-min", "60000"), 1, 5536 / 65536),
+    (65536, (32,), ("--entries", "1000"), 1, 1000 / 65536),
+    (1000, (48,), (), 1, 64512 / 6000),         # lcm(48, 1000) = 6000 connections: all pass
+    (4096, (16, 64), (), 1, 64512 / (80 * 4096)),   # two classes: every pair
+    (1, (64,), (), 1, 1.0),
+])
+def test_the_nat_drops_the_connections_it_has_no_port_for(count, flows, args, instances, share):
+    """The NAT opens a connection a flow and destination (each packet the sweep's next
+    address), a public port each, never reused: beyond its ports (or --entries) the packets of
+    every later connection are dropped (the share in the long run: a run that has not yet
+    met every connection drops less)."""
+    got = nfs.get("nat").passes(headers(dst_ip={"base": "10.0.0.1", "count": count}), args,
+                                flows, instances)
+    assert got == pytest.approx(min(share, 1.0))
+    spec = ChainSpec.model_validate({
+        "services": [{"nf": "nat", "instances": instances, "args": list(args)}],
+        "headers": {"dst_ip": {"base": "10.0.0.1", "count": count}},
+        "traffic": [{"frame_bytes": 64, "rate_pps": 1e4, "flows": f} for f in flows]})
+    assert spec.passes(0) == pytest.approx(min(share, 1.0))
+
+
 def test_bad_headers_are_refused_with_their_line(tmp_path, cli):
     path = tmp_path / "c.yaml"
     path.write_text("services: [{nf: router}]\nheaders:\n  dst_ip: {base: 10.0.0.300}\n")

@@ -3,6 +3,7 @@ queue, checked against queueing theory and against what the policies promise."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from nfvperf.chain import ChainSpec
@@ -278,3 +279,23 @@ def test_an_options_file_whose_ring_cannot_hold_a_burst_is_refused_where_it_says
     (tmp_path / "o.yaml").write_text("ring: 8\nburst: 32\n")
     with pytest.raises(InputError, match=r"o\.yaml:1: expected a ring of at least burst \(32\)"):
         load_options(tmp_path / "o.yaml")
+
+
+def test_latency_quantiles_are_read_inside_their_bin():
+    """The simulator's latency histogram has 20 bins a decade (12 % wide): a quantile is read
+    where it falls inside its bin (packets spread evenly over the bin's logarithm), not at the
+    bin's middle: 100 packets in one bin put p50 at its middle and p90 nine tenths in; half
+    in the next bin puts p50 at the first's top."""
+    from nfvperf.sim.chain import _latency
+    from nfvperf.sim.chain_kernel import LAT_BINS, LAT_LO, LAT_PER_DECADE
+
+    def at(x: float) -> float:
+        return LAT_LO * 10 ** (x / LAT_PER_DECADE) * 1e6
+
+    h = np.zeros(LAT_BINS)
+    h[100] = 100
+    lat = _latency(h, 100, 100 * at(100.5) * 1e-6)
+    assert (lat.p50, lat.p90, lat.p99) == pytest.approx((at(100.5), at(100.9), at(100.99)))
+    assert lat.mean == pytest.approx(at(100.5))
+    h[101] = 100
+    assert _latency(h, 200, 1.0).p50 == pytest.approx(at(101))

@@ -173,9 +173,13 @@ class ChainSpec(_Checked):
 
     def passes(self, i: int) -> float:
         """The share of its packets service ``i``'s NF hands on (the rest it drops by design:
-        no route, no MAC entry for these headers); 1 for an NF outside the catalogue."""
+        no route, no MAC entry, no NAT port for these headers and flows); 1 for an NF outside
+        the catalogue."""
         s = self.services[i]
-        return 1.0 if s.catalogued is None else s.catalogued.passes(self.headers, s.args)
+        if s.catalogued is None:
+            return 1.0
+        flows = tuple(c.run_flows for c in self.traffic or ()) or (1,)
+        return s.catalogued.passes(self.headers, s.args, flows, s.instances)
 
     def problem(self) -> tuple[tuple, str, object] | None:
         """What pydantic cannot see — policies against the NFs, weights, scale events, flows:

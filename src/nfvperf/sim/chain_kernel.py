@@ -361,8 +361,10 @@ def _end_of_batch(m, s0, k0, t):
     if m.turns.on[c0]:
         if q.n[s0, k0] > 0 and t - cores.slice_t[c0] < inp.quantum:
             _start(m, s0, k0, t)
-        else:      # it yields: the next instance's turn
-            push(m.heap, t + inp.switch, TURN, c0, (m.turns.pos[s0, k0] + 1) % m.turns.n[c0])
+        else:      # it yields: the next instance's turn (after a wake, the changes of
+            # process were the generator's, to it and back)
+            gap = 0.0 if cores.slice_t[c0] == -np.inf else inp.switch
+            push(m.heap, t + gap, TURN, c0, (m.turns.pos[s0, k0] + 1) % m.turns.n[c0])
     elif q.n[s0, k0] > 0 and (cores.rq_n[c0] == 0 or t - cores.slice_t[c0] < inp.quantum):
         _start(m, s0, k0, t)     # its turn goes on
     elif q.n[s0, k0] > 0:

@@ -125,10 +125,11 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
 
 
 def polling_pps(gen, burst: int) -> float:
-    """The rate above which the generator no longer naps beside the NFs: a burst falls due
-    before its wake, its packets and the shortest nap are over. Beyond it the generator polls,
-    and the kernel shares the core between it and the NFs in its own way, which the model does
-    not follow: the model's capacity stops there."""
+    """The rate at which a burst falls due within the generator's wake, its packets and its
+    shortest nap. Beyond it the generator sends more than a burst a wake and takes most of the
+    core; what it costs there beside busy NFs (its own caches refilled at every packet, the
+    kernel's turns) grows past what the model has, and the data plane collapses there (less
+    than half the offered rate delivered at 1.5 times it): the model's capacity stops there."""
     from nfvperf import limits
 
     return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
