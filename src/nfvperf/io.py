@@ -85,6 +85,9 @@ def read_text(path: str | os.PathLike[str]) -> str:
         raise InputError("UTF-8 text", f"byte {exc.start} undecodable", file=str(path)) from None
     except OSError as exc:
         raise InputError("a readable file", exc.strerror or str(exc), file=str(path)) from None
+    except ValueError:          # a name no file can have (a NUL byte in it)
+        shown = str(path).replace("\x00", "\\0")
+        raise InputError("a file name without NUL bytes", shown, file=shown) from None
 
 
 def load_yaml(text: str, file: str) -> Document:

@@ -102,3 +102,14 @@ def test_random_profiles_load_or_fail_cleanly(tmp_path_factory, doc):
         load_platform(path)
     except InputError as exc:
         assert "\n" not in exc.message and exc.message.startswith(str(path).rsplit("/", 1)[0])
+
+
+def test_a_profile_whose_base_names_no_possible_file_is_refused_in_one_line(tmp_path):
+    """A base with a NUL byte in its name (hypothesis found it) is an input error that names
+    the file, not a ValueError from the OS layer."""
+    path = tmp_path / "p.yaml"
+    path.write_text('{"base": "\\u0000", "name": "p", "cpu": 0}')
+    with pytest.raises(InputError) as exc:
+        load_platform(path)
+    assert "\n" not in exc.value.message and "NUL" in exc.value.message
+    assert exc.value.message.startswith(str(tmp_path))
