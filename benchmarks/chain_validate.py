@@ -5,6 +5,8 @@ each target:
     python benchmarks/chain_validate.py --platform out/host.yaml [-o out/chain_validate]
         [--loads 0.2,0.5,0.8,1.5] [--runs 3] [--duration 1] [--chains nat,router]
     python benchmarks/chain_validate.py --tables out/chain_validate   # the README's tables
+    python benchmarks/chain_validate.py --reprice out/chain_validate --platform out/host.yaml \
+        -o out/repriced      # a saved run's measurements against this model's predictions
 
 The profile must come from `nfvperf calibrate` on this host (full, with its dataplane
 section). Targets (end to end, per point): delivered throughput within 10 % in >= 90 % of the
@@ -153,6 +155,44 @@ def markdown(out: Path) -> str:
     return "\n".join(lines)
 
 
+def reprice(saved: Path, prof, progress=print) -> list[dict]:
+    """Every point of a saved run predicted again by this model on ``prof``, against the run's
+    measurements (end to end run by run; per instance the runs' median): each run's seed as
+    the run had it, the profile as given (not re-priced for each run's placement, as the run
+    was), the saturation judged by this model's capacity. An A/B of two models on one set of
+    measurements, where the machine does not hold still long enough for two runs."""
+    from nfvperf.sim.analytic import predict_chain
+    from nfvperf.sim.host import host_options
+    from nfvperf.validation.chain import capacity_pps, cdf, compare, end_to_end, per_instance
+
+    seconds = json.loads((saved / "summary.json").read_text())["duration_s"]
+    points = json.loads((saved / "suite.json").read_text())
+    for p in points:
+        spec = load_chain(HERE / "chains" / f"{p['chain']}.yaml", runnable=True)
+        spec = spec.model_copy(update={"traffic": spec.classes(None)})
+        options = host_options(prof, len(spec.services))
+        at = spec.at_rate(p["offered_mpps"] * 1e6)
+        preds = [predict_chain(at, prof, options.model_copy(update={"seed": options.seed + r}),
+                               duration_s=seconds) for r in range(len(p["measured_runs"]))]
+        p["saturated"] = bool(at.pps >= capacity_pps(at, prof, options))
+        p["end_to_end"] = {q: compare(q, [end_to_end(x)[q] for x in preds],
+                                      [m[q] for m in p["measured_runs"]])
+                           for q in p["end_to_end"]}
+        p["cdf"]["predicted"] = cdf([x.latency_hist_us for x in preds])
+        inst = [per_instance(x) for x in preds]
+        for s in p["services"]:
+            for i in s["instances"]:
+                for q in PER_INSTANCE_JUDGED:
+                    i[q] = compare(q, [x.get(i["name"], {}).get(q) for x in inst],
+                                   [i[q]["measured"]])
+        progress(f"{p['chain']:16} load {p['load']:4} repriced")
+    return points
+
+
+#: what the suite judges per instance
+PER_INSTANCE_JUDGED = ("cycles_per_packet",)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=Path, metavar="DIR",
@@ -163,6 +203,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--duration", type=float, default=1.0)
     ap.add_argument("--chains", default=None, help="names of benchmarks/chains/*.yaml")
+    ap.add_argument("--reprice", type=Path, metavar="DIR",
+                    help="predict a run written to DIR again with this model (no data plane)")
     args = ap.parse_args()
     if args.tables:
         print(markdown(args.tables))
@@ -172,6 +214,11 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     prof = load_platform(args.platform)
+    if args.reprice:
+        points = reprice(args.reprice, prof)
+        report(points, out, prof, {**json.loads((args.reprice / "summary.json").read_text()),
+                                   "repriced_from": str(args.reprice)})
+        return
     files = sorted((HERE / "chains").glob("*.yaml"))
     if args.chains:
         files = [f for f in files if f.stem in args.chains.split(",")]
@@ -197,12 +244,17 @@ def main() -> None:
                               for q in ("delivered_mpps", "loss_pct", "latency_mean_us",
                                         "latency_p99_us")), flush=True)
         (out / "suite.json").write_text(json.dumps(points, indent=1))   # as it goes
+    report(points, out, prof, {"host": _platform.node(), "loads": loads, "runs": args.runs,
+                               "duration_s": args.duration,
+                               "minutes": (time.monotonic() - t0) / 60})
+
+
+def report(points: list[dict], out: Path, prof, about: dict) -> None:
+    """suite.json, summary.json (with ``about``), the plots, the summary on stdout."""
     rows = summary(points)
     (out / "suite.json").write_text(json.dumps(points, indent=1))
     (out / "summary.json").write_text(json.dumps(
-        {"platform": prof.name, "host": _platform.node(), "loads": loads, "runs": args.runs,
-         "duration_s": args.duration, "minutes": (time.monotonic() - t0) / 60,
-         "targets": rows}, indent=1))
+        {**about, "platform": prof.name, "targets": rows}, indent=1))
     scatter(points, out / "chain-validate.png")
     cdfs(points, "nat-ids", out / "chain-validate-cdf.png")
     print("\nquantity              within / points   share   target")
