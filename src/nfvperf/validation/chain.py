@@ -128,8 +128,9 @@ def polling_pps(gen, burst: int) -> float:
     """The rate at which a burst falls due within the generator's wake, its packets and its
     shortest nap. Beyond it the generator sends more than a burst a wake and takes most of the
     core; what it costs there beside busy NFs (its own caches refilled at every packet, the
-    kernel's turns) grows past what the model has, and the data plane collapses there (less
-    than half the offered rate delivered at 1.5 times it): the model's capacity stops there."""
+    kernel's turns) grows past what the model has, and the data plane was seen to collapse
+    there (at 1.5 times it, as little as a third of the offered rate delivered, and in other
+    runs none lost): the model's capacity stops there."""
     from nfvperf import limits
 
     return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
