@@ -60,11 +60,13 @@ def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
 
 
 def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.random.Generator,
-                    cold: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    cold: float = 0.0
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then) and,
-    while it runs, each that falls due (stamped as it does); it runs its wake's CPU time (``Generator.wake_cost_us`` where a share ``cold`` of its wakes
-    follow a busy NF) + ``packet_us`` a packet sent and one received (as many come back as go
-    out, at a steady load), then naps until the next full burst is due, at most
+    while it runs, each that falls due (stamped as it does); it runs its wake's CPU time
+    (``Generator.wake_cost_us`` where a share ``cold`` of its wakes follow a busy NF) +
+    ``packet_us`` a packet sent and one received (as many come back as go out, at a steady
+    load), then naps until the next full burst is due, at most
     ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
     when the next packet falls due), each nap longer than asked by a measured overshoot (the
     change of process to it included). Returns the wakes, how long it holds its core at each
