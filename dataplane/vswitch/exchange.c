@@ -97,7 +97,9 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			nfvp_meta(pd->pkts[i])->owner = owner;
 		k = rte_ring_enqueue_burst(nf->to_nf, (void **)pd->pkts, pd->n, NULL);
 		for (i = k; i < pd->n; i++)
-			vs_free(vs, pd->pkts[i]);
+			nfvp_meta(pd->pkts[i])->owner = 0;
+		if (k < pd->n)
+			rte_pktmbuf_free_bulk(pd->pkts + k, pd->n - k);
 	}
 	nf->sent += k;
 	drop_full(vs, nf, pd->n - k);
