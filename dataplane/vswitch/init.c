@@ -29,7 +29,8 @@ arena_bytes(const struct vs_config *c)
 	size_t b = 0;
 
 	b += (size_t)c->pool_mbufs * (mbuf + 2 * ring_slot);
-	b += (size_t)c->max_nfs * (2 * (c->ring_size * ring_slot + 256) + sizeof(struct nfvp_slot) +
+	/* an NF's to_nf ring and its from_nf, twice the size */
+	b += (size_t)c->max_nfs * (3 * c->ring_size * ring_slot + 2 * 256 + sizeof(struct nfvp_slot) +
 				   2 * 256);
 	b += (size_t)c->shared_ring_size * ring_slot;
 	b += (size_t)c->ring_ports * (c->fdir_queues + 1) * NFVP_PORT_RING_SIZE * ring_slot;

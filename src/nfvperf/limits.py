@@ -13,9 +13,10 @@ MAX_NFS = 8192
 MAX_CHAINS = 8192
 MAX_CHAIN_LEN = 16
 MAX_PORTS = 4
-#: packets an NF takes from its ring at most, and the default NF ring size
+#: packets an NF takes from its ring at most, and the default NF ring size (what arrives while
+#: the NF is away from a shared core must fit)
 NF_MAX_BURST = 32
-NF_RING_SIZE = 512
+NF_RING_SIZE = 4096
 #: the ring ports' rings (an rte_ring of this size holds one packet less)
 PORT_RING_SIZE = 1024
 #: frames the generator builds and the mbufs carry (FCS included); the largest any model takes

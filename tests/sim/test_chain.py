@@ -230,7 +230,7 @@ def test_core_stalls_overflow_rings_and_more_instances_hold_more():
     def loss(n: int) -> float:
         s = spec([fwd(instances=n, cpu=0)], t)
         return sim(s, cost={**MICRO, "cycles_per_packet": CLOCK * 0.5e-6}, stalls=stalls,
-                   duration_s=2.0, arrivals="paced")["loss_pct"]
+                   duration_s=2.0, arrivals="paced", ring=512)["loss_pct"]
 
     one, two = loss(1), loss(2)
     assert one == pytest.approx(100 * 10 * (1500 - 512) / 5e5, rel=0.3)

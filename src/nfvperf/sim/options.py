@@ -2,7 +2,7 @@
 it built in (its rings and bursts), because the host decides it (turns on a shared core, stalls)
 or because it is a what-if (measured costs, cores per instance). A YAML file of them::
 
-    ring: 512                  # packets an instance's queue holds (the data plane's NF ring)
+    ring: 4096                 # packets an instance's queue holds (the data plane's NF ring)
     burst: 32                  # packets an instance takes at most a poll
     quantum_us: 0              # shared core: how long a busy instance may keep it
     switch_us: 0               # shared core: the cost of a change of turn (> 0: turns)
