@@ -32,6 +32,7 @@ from nfvperf.errors import InputError
 from nfvperf import limits
 from nfvperf.sim.costs import nf_share, refill_s, service_cycles, service_estimates
 from nfvperf.sim.options import Generator, SimOptions
+from nfvperf.sim.stalls import host_stalls, kernel_stalls, merged, vswitch_stalls
 
 
 def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
@@ -60,7 +61,7 @@ def arrivals(classes: list[TrafficClass], duration_s: float, how: str,
 
 
 def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.random.Generator,
-                    cold: float = 0.0
+                    cold: float = 0.0, away: tuple[np.ndarray, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then) and,
     while it runs, each that falls due (stamped as it does); it runs its wake's CPU time
@@ -69,7 +70,9 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
     load), then naps until the next full burst is due, at most
     ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
     when the next packet falls due), each nap longer than asked by a measured overshoot (the
-    change of process to it included). Returns the wakes, how long it holds its core at each
+    change of process to it included); a wake that falls while the host has its core
+    (``away``: the spans, ``stalls.merged``) is when the core is back, and what fell due
+    meanwhile goes then. Returns the wakes, how long it holds its core at each
     (a wake from a nap: its run and ``switch_us``, the changes of process, which its own
     schedule does not wait for), whether each came from a nap (one that preempts a busy NF
     costs it the refill beyond; polling on, the generator only takes its packets' time), and
@@ -84,7 +87,15 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
     draws = rng.choice(over, size=max(16, int(horizon / nap_max) + 16))
     d = 0
     woke = True             # from a nap (a wake-up costs its CPU time), or polling on
-    while t < horizon:
+    gone, back = away if away is not None else (np.zeros(0), np.zeros(0))
+    g = 0
+    while True:
+        while g < gone.size and back[g] <= t:
+            g += 1
+        if g < gone.size and gone[g] <= t:
+            t = back[g]
+        if t >= horizon:
+            break
         k = int(np.searchsorted(due, t, side="right"))
         send[j:k] = t
         run = (wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
@@ -165,23 +176,25 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     rng = np.random.default_rng(options.seed)
     t, c, f = arrivals(classes, duration_s + warm, options.arrivals, rng)
     gen = options.generator
+    host = host_stalls(spec, options, core, duration_s + warm,
+                       np.random.default_rng(options.seed + 1))
     if gen is not None:
         # mean-field: a wake finds the generator's caches cold as often as the NFs on its
         # core are busy at the offered rate
         cold = nf_share(spec, classes, cycles, platform.cpu.clock_hz, core == gen.cpu)
-        wakes, runs, naps, t = generator_wakes(t, gen, duration_s + warm, rng, cold)
+        away = merged(*host[gen.cpu]) if gen.cpu in host else None
+        wakes, runs, naps, t = generator_wakes(t, gen, duration_s + warm, rng, cold, away)
     else:
         wakes, runs, naps = np.zeros(0), np.zeros(0), np.zeros(0)
     stamp = t
-    t, c, f, stamp, port_drops, vs_t, vs_e = _vswitch_stalls(
+    t, c, f, stamp, port_drops, vs_t, vs_e = vswitch_stalls(
         options, t, c, f, len(classes), duration_s + warm, warm,
         np.random.default_rng(options.seed + 2))
     events = sorted(spec.scale, key=lambda e: e.at_s)
     sc_w = np.zeros((len(events), K))
     for j, ev in enumerate(events):
         sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
-    stalls = _stalls(spec, options, core, duration_s + warm,
-                     np.random.default_rng(options.seed + 1), wakes, runs, naps)
+    stalls = kernel_stalls(core, host, options.generator, wakes, runs, naps)
     stats, soj, cls_stats, cls_lat, cls_hist, moved, cyc = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,
@@ -203,85 +216,6 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
                    scaling, cyc, int(port_drops.sum()) if options.vswitch_cpu is not None
                    else None)
-
-
-def _stall_times(st, horizon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A core's stalls: Poisson in time at the measured rate, lengths drawn from the measured
-    ones; starts in order."""
-    n = rng.poisson(st.per_s * horizon)
-    return np.sort(rng.uniform(0, horizon, n)), rng.choice(np.asarray(st.durations_us) * 1e-6, n)
-
-
-def _vswitch_stalls(options: SimOptions, t, c, f, n_classes: int, horizon: float, warm: float,
-                    rng: np.random.Generator):
-    """The vSwitch core's stalls (``options.vswitch_cpu``'s in ``stalls``): a packet sent
-    while it is away reaches the first NF when it is back; what the port's ring cannot hold
-    meanwhile is lost there (counted by class, from the warm-up on). Returns the packets kept
-    (arrival at the first NF, class, flow, send time), the losses by class, and the stalls
-    (starts and ends, merged)."""
-    none = np.zeros(0)
-    stalls = options.stalls if isinstance(options.stalls, dict) else {}
-    st = stalls.get(options.vswitch_cpu) if options.vswitch_cpu is not None else None
-    if st is None:
-        return t, c, f, t, np.zeros(n_classes, dtype=np.int64), none, none
-    starts, lengths = _stall_times(st, horizon, rng)
-    vs_t, vs_e = [], []
-    for s0, d in zip(starts, lengths):       # overlapping stalls are one
-        if vs_e and s0 <= vs_e[-1]:
-            vs_e[-1] = max(vs_e[-1], s0 + d)
-        else:
-            vs_t.append(s0)
-            vs_e.append(s0 + d)
-    vs_t, vs_e = np.array(vs_t), np.array(vs_e)
-    k = np.searchsorted(vs_t, t, side="right") - 1          # the stall each packet may be in
-    inside = (k >= 0) & (t < vs_e[np.maximum(k, 0)])
-    first = np.searchsorted(t, vs_t)                         # first packet of each stall
-    rank = np.arange(t.size) - first[np.maximum(k, 0)]
-    lost = inside & (rank >= limits.PORT_RING_SIZE - 1)
-    counted = lost & (t >= warm)
-    drops = np.bincount(c[counted], minlength=n_classes).astype(np.int64)
-    arrive = np.where(inside, vs_e[np.maximum(k, 0)], t)
-    keep = ~lost
-    return arrive[keep], c[keep], f[keep], t[keep], drops, vs_t, vs_e
-
-
-def _stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon: float,
-            rng: np.random.Generator, wakes: np.ndarray, runs: np.ndarray, naps: np.ndarray):
-    """Each core's stalls, in time order, as the kernel takes them (times, lengths, whether
-    one that preempts a batch costs its NF the refill, offsets by core): the host's (Poisson
-    in time at the options' rate, lengths drawn from the measured ones; a single ``stalls``
-    is every shared core's, as services name them with `cpu`; no refill: the time lost was
-    measured as a busy loop sees it), and the generator's runs on its core (a refill where it
-    woke from a nap)."""
-    n_cores = int(core.max()) + 1
-    by_core: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-    if isinstance(options.stalls, dict):
-        host = {c: st for c, st in options.stalls.items() if c < n_cores}
-    elif options.stalls is not None:
-        shared = {s.cpu for s in spec.services if s.cpu is not None}
-        if options.nf_cpu is not None:
-            shared.add(options.nf_cpu)
-        host = dict.fromkeys(shared, options.stalls)
-    else:
-        host = {}
-    for c, st in sorted(host.items()):
-        if c != options.vswitch_cpu:
-            t, d = _stall_times(st, horizon, rng)
-            by_core.setdefault(c, []).append((t, d, np.zeros(t.size)))
-    gen = options.generator
-    if gen is not None and gen.cpu < n_cores and wakes.size:
-        by_core.setdefault(gen.cpu, []).append((wakes, runs, naps))
-    cols: list[list[np.ndarray]] = [[], [], []]
-    off = [0]
-    for c in range(n_cores):
-        parts = by_core.get(c, [])
-        t, d, r = (np.concatenate([p[i] for p in parts]) if parts else np.zeros(0)
-                   for i in range(3))
-        order = np.argsort(t, kind="stable")
-        for col, x in zip(cols, (t, d, r)):
-            col.append(x[order])
-        off.append(off[-1] + t.size)
-    return (*(np.concatenate(col) for col in cols), np.array(off, dtype=np.int64))
 
 
 def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:
