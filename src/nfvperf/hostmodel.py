@@ -19,6 +19,7 @@ itself, read by the chain simulator to predict what the data plane will report::
       generator:                # nfvp-gen: it naps between bursts, beside the NFs
         wake_us: 3.1            # its CPU time a wake, besides the packets
         busy_wake_us: 9.5       # the same beside an NF that kept the core busy meanwhile
+        busy_overshoot_us: [...]  # its naps' overshoot there (samples)
         packet_us: 0.05         # its CPU time a packet sent and received
         overshoot_us: [...]     # a nap's length beyond the one asked for (samples)
       preemption:               # a wake of the generator, to an NF busy beside it
@@ -100,7 +101,11 @@ class GeneratorCosts(FileModel):
     packet_us: float = Field(ge=0, description="its CPU time a packet sent and received")
     overshoot_us: list[float] = Field(min_length=1, description="how much longer than asked "
                                       "a nap lasted (samples: the timer, the wake-up, the "
-                                      "turn to come back)")
+                                      "turn to come back; the wake's CPU time in the kernel "
+                                      "is inside it)")
+    busy_overshoot_us: list[float] | None = Field(None, min_length=1, description="the same "
+                                                  "beside an NF that kept the core busy: "
+                                                  "measured with the preemption probes")
 
 
 class Preemption(FileModel):

@@ -216,12 +216,15 @@ def test_the_data_planes_parts_are_fitted_from_the_reports():
     assert "busy_wake_us" not in g                    # no probe beside a busy NF
     only_packets = _generator([run(0, 1000), run(0, 5000)], [])
     assert only_packets["wake_us"] == 0 and only_packets["packet_us"] == pytest.approx(0.04)
+    assert "busy_overshoot_us" not in g
     # beside a busy NF (the preemption probes): 12 and 16 µs a wake once the packets' time
-    # (0.04 µs each) is taken out; the median
-    probes = [{"gen_cpu_us": w * naps + 0.04 * 60_000, "gen_naps": naps, "gen_packets": 60_000}
+    # (0.04 µs each) is taken out; the median; and the naps' overshoot there, every probe's
+    probes = [{"gen_cpu_us": w * naps + 0.04 * 60_000, "gen_naps": naps, "gen_packets": 60_000,
+               "gen_overshoot_us": [w + 10.0]}
               for w, naps in ((12.0, 25_000), (16.0, 20_000), (14.0, 22_000))]
     busy = _generator([run(20_000, 40_000), run(25_000, 200_000)], probes + [{"gen_naps": 0}])
     assert busy["busy_wake_us"] == pytest.approx(14.0, abs=1e-3)
+    assert busy["busy_overshoot_us"] == [22.0, 24.0, 26.0]
     loops = {"calls": 2, "packets": 32, "cycles": (60 + 20) + (60 + 20 * 31),
              "sum_pp": 1 + 31 ** 2, "sum_cp": 80 * 1 + 680 * 31}
     assert _stage([{"vswitch": {"stages": {"nf": loops}}}], "nf") == \

@@ -19,6 +19,8 @@ def test_the_measured_section_is_a_valid_one_with_every_part(host_profile):
     host = DataplaneHost.model_validate(dp.derive(raw))
     assert host.turn_us > 0 and host.slice_us > 0
     assert host.generator.overshoot_us and len(host.generator.overshoot_us) <= dp.KEEP_SAMPLES
+    assert host.generator.busy_overshoot_us and \
+        len(host.generator.busy_overshoot_us) <= dp.KEEP_SAMPLES
     assert set(host.stalls) == {0, 1}
     assert host.floor_us is not None and host.floor_us.p50 > 0
     # the busy NF walked its table: a packet costs it more the larger the table (alone), and

@@ -93,8 +93,9 @@ def test_the_generator_sends_at_its_wakes_and_naps_as_nfvp_gen_does():
     at_wake = np.isclose(send, wakes[at], rtol=0, atol=1e-12)
     in_run = np.isclose(send, due, rtol=0, atol=1e-12) & (send <= wakes[at] + runs[at] + 1e-12)
     assert np.all(at_wake | in_run | (np.arange(send.size) >= np.searchsorted(send, send[-1])))
-    busy = runs[:-1]
-    assert gaps == pytest.approx(busy + (limits.GEN_NAP_MAX_US + 10.0) * 1e-6)
+    # its packets' time, the nap and its overshoot: the wake's CPU time (2 µs, on the core)
+    # is the kernel's, inside the nap as measured
+    assert gaps == pytest.approx(runs[:-1] - 2e-6 + (limits.GEN_NAP_MAX_US + 10.0) * 1e-6)
     # the changes of process to it and back hold its core longer, not its schedule
     switched = generator_wakes(due, gen.model_copy(update={"switch_us": 5.0}), 0.1,
                                np.random.default_rng(1))
@@ -115,7 +116,7 @@ def test_the_generator_naps_as_nfvp_gen_does_once_it_has_sent_what_fell_due():
     wakes, runs, naps, send = generator_wakes(due, gen, 0.02, np.random.default_rng(1))
     assert np.all(naps[:-1] == 1)
     gaps = np.diff(wakes)
-    assert gaps == pytest.approx(runs[:-1] + (limits.GEN_NAP_MAX_US + 10.0) * 1e-6)
+    assert gaps == pytest.approx(runs[:-1] - 8e-6 + (limits.GEN_NAP_MAX_US + 10.0) * 1e-6)
     # more than a burst a wake: what fell due over the cycle, sent at the wake or as it fell
     # due while the generator ran
     assert due.size / wakes.size == pytest.approx(rate * gaps.mean(), rel=0.05)
@@ -158,14 +159,14 @@ def test_a_router_drops_what_it_has_no_route_for_and_the_prediction_says_where()
 def test_the_capacity_stops_where_the_generator_would_poll():
     """The NF core's capacity as the model has it: the core's time left by the generator's
     wakes and the stalls over a packet's time, and no more than the rate at which the
-    generator stops napping (a burst due before its wake — its CPU time, not the changes of
-    process, which do not hold its schedule —, packets and shortest nap are over)."""
+    generator stops napping (a burst due before its packets and shortest nap are over: its
+    wake's CPU time is inside the nap, the changes of process do not hold its schedule)."""
     from nfvperf.validation.chain import capacity_pps, polling_pps
 
     p = host_platform()
     o = host_options(p, 1)
     poll = polling_pps(o.generator, o.burst)
-    assert poll == pytest.approx(32 / ((3.0 + limits.GEN_NAP_MIN_US + 2 * 0.05 * 32) * 1e-6))
+    assert poll == pytest.approx(32 / ((limits.GEN_NAP_MIN_US + 2 * 0.05 * 32) * 1e-6))
     assert capacity_pps(chain("forward"), p, o) == pytest.approx(poll)   # a light NF
     heavy = ChainSpec.model_validate({"services": [{"nf": "ids"}], "traffic": [
         {"frame_bytes": 1518, "rate_pps": 1e4, "flows": 4}]})
@@ -251,14 +252,16 @@ def test_an_ids_beside_the_generator_saturates_sooner_where_its_wakes_cost_it_mo
     about every 35 µs and takes 6 µs of the core, it carries 55 kpps; when each wake that
     preempts it costs it 25 µs in all, it saturates there: it loses packets, its batches fill
     and its cycles a packet (the clock's over its batches, the wakes in them) rise, as on
-    the data plane."""
+    the data plane. (Rings of 512: the backlog that a full ring drains after the run, with no
+    generator to preempt it, stays a small share of the run's packets.)"""
     spec = ChainSpec.model_validate({"services": [{"nf": "ids"}], "traffic": [
         {"frame_bytes": 1518, "rate_pps": 5.5e4, "flows": 4}]})
     runs = {}
     for lost in (None, 25.0):
         p = host_platform(preemption=None if lost is None else
                           {"working_set_kb": [16.0], "lost_us": [lost]})
-        runs[lost] = simulate_chain(spec, p, host_options(p, 1), duration_s=0.2)
+        o = host_options(p, 1).model_copy(update={"ring": 512})
+        runs[lost] = simulate_chain(spec, p, o, duration_s=0.2)
     base, slow = (runs[k].services[0].instances[0] for k in (None, 25.0))
     assert runs[None].loss_pct < 1 and runs[25.0].loss_pct > 20
     assert slow.mean_batch > base.mean_batch
@@ -302,11 +305,12 @@ def test_a_generator_that_polls_on_costs_no_refill_and_the_chain_still_carries()
 
 def test_the_generator_wakes_slower_beside_nfs_that_keep_its_core_busy():
     """Measured beside a busy NF, a wake costs the generator 13 µs of CPU against 3 µs beside
-    an idle one (its caches refilled). The share of its wakes that find them cold is the share
-    of the core the NFs' own cycles take at the offered rate (mean-field): a forward NF at
-    100 kpps hardly changes its cycle; an IDS of 1518 B frames at 55 kpps takes over 70 % of
-    the core and most of its wakes are slow ones, fewer a second; the IDS's refill is what
-    was measured beyond the slow run."""
+    an idle one (its caches refilled) and its naps overshoot by 20 µs against 10. The share of
+    its wakes that find it so is the share of the core the NFs' own cycles take at the offered
+    rate (mean-field): a forward NF at 100 kpps hardly changes its cycle; an IDS of 1518 B
+    frames at 55 kpps takes over 70 % of the core and most of its wakes are slow ones, fewer a
+    second, each holding the core longer; the IDS's refill is what was measured beyond the
+    slow run."""
     from nfvperf.sim.costs import nf_share, refill_s, service_cycles, service_estimates
 
     gen = Generator(cpu=1, wake_us=3.0, busy_wake_us=13.0, packet_us=0.05,
@@ -314,7 +318,8 @@ def test_the_generator_wakes_slower_beside_nfs_that_keep_its_core_busy():
     assert [gen.wake_cost_us(x) for x in (0, 0.5, 1, 2)] == [3.0, 8.0, 13.0, 13.0]
     assert gen.model_copy(update={"busy_wake_us": None}).wake_cost_us(1) == 3.0
 
-    p = host_platform(generator={**SECTION["generator"], "busy_wake_us": 13.0},
+    p = host_platform(generator={**SECTION["generator"], "busy_wake_us": 13.0,
+                                 "busy_overshoot_us": [20.0, 22.0, 24.0]},
                       preemption={"working_set_kb": [16.0], "lost_us": [25.0]})
     o = host_options(p, 1)
     on = np.array([[True]])
@@ -335,9 +340,10 @@ def test_the_generator_wakes_slower_beside_nfs_that_keep_its_core_busy():
     assert got[0, 32] == pytest.approx((25.0 - 13.0 - 2 * 1.5) * 1e-6)
 
     due = (np.arange(5_000) + 0.5) / 5.5e4
-    idle, busy = (generator_wakes(due, o.generator, 0.09, np.random.default_rng(1), cold)[0]
+    idle, busy = (generator_wakes(due, o.generator, 0.09, np.random.default_rng(1), cold)
                   for cold in (0.0, 1.0))
-    assert np.diff(busy).mean() == pytest.approx(np.diff(idle).mean() + 10e-6, rel=0.02)
+    assert np.diff(busy[0]).mean() == pytest.approx(np.diff(idle[0]).mean() + 10e-6, rel=0.02)
+    assert np.median(busy[1]) == pytest.approx(np.median(idle[1]) + 10e-6, rel=0.05)
     # a router with no route for the traffic drops all of it: the NF after it sees nothing
     none = ChainSpec.model_validate({"services": [{"nf": "router"}, {"nf": "forward"}],
                                      "traffic": [{"frame_bytes": 64, "rate_pps": 1e5}]})

@@ -137,7 +137,13 @@ def preemption(working_set: int, *, duration_s: float, vswitch_cpu: int, nf_cpu:
             "beside_cycles": beside["busy_cycles"] / max(beside["rx"], 1),
             "wakes_per_s": gen["naps"]["count"] / duration_s,
             "gen_cpu_us": gen["send_cpu_ns"] / 1e3, "gen_naps": gen["naps"]["count"],
-            "gen_packets": gen["sent"] + gen["received"]}
+            "gen_packets": gen["sent"] + gen["received"],
+            "gen_overshoot_us": _overshoots(gen)}
+
+
+def _overshoots(gen: dict) -> list[float]:
+    """µs each sampled nap of the generator's report lasted beyond the one asked for."""
+    return [max(s - q, 0) / 1e3 for q, s in gen["naps"]["samples"]]
 
 
 def on_placement(trip: float | None, l2_bytes: int, run: Callable[[], dict],
@@ -247,11 +253,12 @@ def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
 def _generator(runs: list[dict], probes: list[dict]) -> dict:
     """Its naps' overshoot, and its CPU time split into wakes and packets (least squares
     through the origin over the runs, neither negative); beside a busy NF (the preemption
-    ``probes``), its CPU time a wake less its packets' (the median over the probes)."""
+    ``probes``), its CPU time a wake less its packets' (the median over the probes) and its
+    naps' overshoot."""
     import numpy as np
     from scipy.optimize import nnls
 
-    over = quantiles([max(s - q, 0) / 1e3 for r in runs for q, s in r["gen"]["naps"]["samples"]])
+    over = quantiles([x for r in runs for x in _overshoots(r["gen"])])
     a = np.array([[r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"]]
                   for r in runs], dtype=float)
     y = np.array([r["gen"]["send_cpu_ns"] / 1e3 for r in runs])
@@ -262,6 +269,9 @@ def _generator(runs: list[dict], probes: list[dict]) -> dict:
             for p in probes if p.get("gen_naps")]
     if busy:
         out["busy_wake_us"] = round(float(np.median(busy)), 3)
+    busy_over = [x for p in probes for x in p.get("gen_overshoot_us", [])]
+    if busy_over:
+        out["busy_overshoot_us"] = [round(x, 2) for x in quantiles(busy_over)]
     return out
 
 

@@ -64,27 +64,33 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
                     cold: float = 0.0, away: tuple[np.ndarray, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """nfvp-gen's paced loop: at each wake it sends every packet then due (stamped then) and,
-    while it runs, each that falls due (stamped as it does); it runs its wake's CPU time
-    (``Generator.wake_cost_us`` where a share ``cold`` of its wakes follow a busy NF) +
-    ``packet_us`` a packet sent and one received (as many come back as go out, at a steady
-    load), then naps until the next full burst is due, at most
-    ``GEN_NAP_MAX_US``, not at all under ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is
-    when the next packet falls due), each nap longer than asked by a measured overshoot (the
-    change of process to it included); a wake that falls while the host has its core
+    while it runs, each that falls due (stamped as it does); it runs ``packet_us`` a packet
+    sent and one received (as many come back as go out, at a steady load), then naps until
+    the next full burst is due, at most ``GEN_NAP_MAX_US``, not at all under
+    ``GEN_NAP_MIN_US`` (it polls on: its next "wake" is when the next packet falls due), each
+    nap longer than asked by a measured overshoot (``busy_overshoot_us`` for a share ``cold``
+    of its wakes, which follow a busy NF). A wake's own CPU time (``Generator.wake_cost_us``)
+    is the kernel's, entering and leaving the sleep: inside the nap as measured, so it holds
+    the core but does not delay the next wake. A wake that falls while the host has its core
     (``away``: the spans, ``stalls.merged``) is when the core is back, and what fell due
-    meanwhile goes then. Returns the wakes, how long it holds its core at each
-    (a wake from a nap: its run and ``switch_us``, the changes of process, which its own
-    schedule does not wait for), whether each came from a nap (one that preempts a busy NF
+    meanwhile goes then. Returns the wakes, how long it holds its core at each (its
+    packets' time; a wake from a nap adds its CPU time and ``switch_us``, the changes of
+    process, neither of which its own schedule waits for), whether each came from a nap (one that preempts a busy NF
     costs it the refill beyond; polling on, the generator only takes its packets' time), and
     each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
     over = np.asarray(gen.overshoot_us) * 1e-6
+    busy_over = np.asarray(gen.busy_overshoot_us or gen.overshoot_us) * 1e-6
     wake_us = gen.wake_cost_us(cold)
     send = np.empty_like(due)
     wakes, runs, naps = [], [], []
     n, j, t = due.size, 0, 0.0
-    draws = rng.choice(over, size=max(16, int(horizon / nap_max) + 16))
+
+    def overshoots(m: int) -> np.ndarray:
+        return np.where(rng.random(m) < cold, rng.choice(busy_over, m), rng.choice(over, m))
+
+    draws = overshoots(max(16, int(horizon / nap_max) + 16))
     d = 0
     woke = True             # from a nap (a wake-up costs its CPU time), or polling on
     gone, back = away if away is not None else (np.zeros(0), np.zeros(0))
@@ -98,7 +104,7 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
             break
         k = int(np.searchsorted(due, t, side="right"))
         send[j:k] = t
-        run = (wake_us * woke + 2 * gen.packet_us * (k - j)) * 1e-6
+        run = 2 * gen.packet_us * (k - j) * 1e-6
         # its loop goes on sending what falls due while it runs, as it falls due; it naps
         # only once a turn of it finds nothing to send or receive
         while True:
@@ -109,7 +115,7 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
             run += 2 * gen.packet_us * (k2 - k) * 1e-6
             k = k2
         wakes.append(t)
-        runs.append(run + gen.switch_us * woke * 1e-6)
+        runs.append(run + (wake_us + gen.switch_us) * woke * 1e-6)
         naps.append(woke)
         j = k
         after = t + run
@@ -124,7 +130,7 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
         else:
             woke = True
             if d == draws.size:
-                draws, d = rng.choice(over, size=draws.size), 0
+                draws, d = overshoots(draws.size), 0
             nxt = after + asked + draws[d]
             d += 1
         t = nxt

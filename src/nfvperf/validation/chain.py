@@ -111,8 +111,9 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
                                                      range(len(spec.services))))), gen.cpu)
         taken = (gen.wake_cost_us(1.0) + gen.switch_us) * 1e-6 + refill_s(
             spec, platform, options, spec.keys(classes), core, estimates)[:, options.burst]
-        cycle = (gen.wake_cost_us(1.0) + limits.GEN_NAP_MAX_US
-                 + float(np.mean(gen.overshoot_us))) * 1e-6
+        # its wake's CPU time is inside its nap, as measured (sim.chain.generator_wakes)
+        cycle = (limits.GEN_NAP_MAX_US
+                 + float(np.mean(gen.busy_overshoot_us or gen.overshoot_us))) * 1e-6
         busy = busy / (1 - taken / cycle)
         extra = 2 * gen.packet_us * 1e-6
         most = polling_pps(gen, options.burst)
@@ -125,15 +126,13 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
 
 
 def polling_pps(gen, burst: int) -> float:
-    """The rate at which a burst falls due within the generator's wake, its packets and its
-    shortest nap. Beyond it the generator sends more than a burst a wake and takes most of the
-    core; what it costs there beside busy NFs (its own caches refilled at every packet, the
-    kernel's turns) grows past what the model has, and the data plane was seen to collapse
-    there (at 1.5 times it, as little as a third of the offered rate delivered, and in other
-    runs none lost): the model's capacity stops there."""
+    """The rate at which a burst falls due within the generator's packets and its shortest
+    nap: beyond it the generator no longer naps and polls on, which the model does not share
+    the core with (how the kernel shares a polling generator and busy NFs is not modelled):
+    the model's capacity stops there. Its wake's CPU time is inside its nap."""
     from nfvperf import limits
 
-    return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
+    return burst / ((limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
 
 
 def check_offer(total_pps: float, options) -> None:
