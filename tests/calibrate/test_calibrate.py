@@ -4,6 +4,7 @@ run on this host (needs the data plane's nfvp-calibrate)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import yaml
@@ -348,3 +349,18 @@ def test_the_frames_table_puts_the_load_beside_each_frame_size():
     assert lines[0] == "| table | alone | 128 B a load | 512 B a load |"
     assert lines[2] == "| 16 KB | 4 | 6 | 16 |"
     assert lines[3] == "| 2 MB | 37 | 50 | 219 |"
+
+
+def test_processes_pinned_at_once_report_whole_however_large():
+    """Two measuring processes on one CPU, each with a report of about 400 KB (a busy host's
+    stalls over seconds): each comes back whole and in order (through one shared pipe, two
+    reports larger than its atomic write interleaved)."""
+    from nfvperf.calibrate.dataplane import _pinned
+
+    def report() -> list[float]:
+        return [os.getpid() + i / 7 for i in range(20_000)]
+
+    a, b = _pinned([0, 0], report)
+    assert len(a) == len(b) == 20_000 and a[0] != b[0]
+    for got in (a, b):
+        assert got == pytest.approx([got[0] + i / 7 for i in range(20_000)])

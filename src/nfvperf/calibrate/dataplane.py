@@ -36,24 +36,34 @@ STALL_GAP_S = 20e-6
 
 def _pinned(cpus: list[int], fn) -> list:
     """fn() run at once in a forked process pinned to each of ``cpus`` (a CPU may be named
-    twice: two processes share it); their results (JSON), in the order of ``cpus``."""
-    r, w = os.pipe()
-    pids = []
-    for i, c in enumerate(cpus):
+    twice: two processes share it); their results (JSON), in the order of ``cpus``. Each
+    reports through a pipe of its own: two reports larger than a pipe's atomic write
+    interleave in a shared one."""
+    pipes, pids = [], []
+    for c in cpus:
+        r, w = os.pipe()
         pid = os.fork()
-        if pid == 0:            # pragma: no cover - the child reports through the pipe
+        if pid == 0:            # pragma: no cover - the child reports through its pipe
             try:
+                os.close(r)
                 os.sched_setaffinity(0, {c})
-                os.write(w, (json.dumps([i, fn()]) + "\n").encode())
+                with os.fdopen(w, "w") as out:
+                    json.dump(fn(), out)
             finally:
                 os._exit(0)
+        os.close(w)
+        pipes.append(r)
         pids.append(pid)
-    os.close(w)
-    with os.fdopen(r) as f:     # read before waiting: the reports outgrow a pipe's buffer
-        got = dict(json.loads(line) for line in f if line.strip())
+    reports = []
+    for r in pipes:             # read before waiting: the reports outgrow a pipe's buffer
+        with os.fdopen(r) as f:
+            reports.append(f.read())
     for pid in pids:
         os.waitpid(pid, 0)
-    return [got[i] for i in range(len(cpus))]
+    for c, text in zip(cpus, reports):
+        if not text:
+            raise RuntimeError(f"the measuring process on CPU {c} reported nothing")
+    return [json.loads(text) for text in reports]
 
 
 def _gaps(seconds: float, over_s: float) -> list[list[float]]:
