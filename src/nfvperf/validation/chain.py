@@ -90,7 +90,8 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
     service's cycles and its loop at full batches, stretched by the generator's wakes that
     preempt it busy — their run and what they cost it beyond, ``sim.costs.refill_s`` — and
     the generator's time a packet where it runs beside them); and, where the generator shares
-    the core, no more than the rate at which it stops napping (``polling_pps``)."""
+    the core, no more than the rate at which it takes the whole core by itself
+    (``generator_pps``)."""
     import numpy as np
 
     from nfvperf import limits
@@ -116,7 +117,7 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
                  + float(np.mean(gen.busy_overshoot_us or gen.overshoot_us))) * 1e-6
         busy = busy / (1 - taken / cycle)
         extra = 2 * gen.packet_us * 1e-6
-        most = polling_pps(gen, options.burst)
+        most = generator_pps(gen, options.burst)
     stalls = options.stalls
     if isinstance(stalls, dict):
         stalls = stalls.get(options.nf_cpu)
@@ -125,14 +126,15 @@ def capacity_pps(spec: ChainSpec, platform, options) -> float:
     return float(min(max(free, 0.05) / (busy.sum() + extra), most))
 
 
-def polling_pps(gen, burst: int) -> float:
-    """The rate at which a burst falls due within the generator's packets and its shortest
-    nap: beyond it the generator no longer naps and polls on, which the model does not share
-    the core with (how the kernel shares a polling generator and busy NFs is not modelled):
-    the model's capacity stops there. Its wake's CPU time is inside its nap."""
+def generator_pps(gen, burst: int) -> float:
+    """The rate at which the generator, waking once a burst (its CPU time a wake and its
+    shortest nap) to send it and read as many back, takes its whole core by itself. The
+    model's capacity of a core it shares stops there: beyond it the generator is behind and
+    shares the core with busy NFs as the kernel does, which is not modelled (on this host the
+    data plane lost half or more of what it was offered there, where the model carried it)."""
     from nfvperf import limits
 
-    return burst / ((limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
+    return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
 
 
 def check_offer(total_pps: float, options) -> None:
