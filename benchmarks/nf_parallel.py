@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -153,12 +154,20 @@ def directions(measured: list[dict], predicted: list[dict]) -> list[dict]:
             pa, pb = p["one"][k], p["two"][k]
             if None in (a, b, pa, pb):
                 continue
+            moved, said = _sign(a, b), _sign(pa, pb)
             out.append({"setup": m["setup"], "kpi": k, "measured_change": b - a,
-                        "spread": spread, "beyond_spread": abs(b - a) > spread,
+                        "spread": spread, "beyond_spread": moved != 0 and abs(b - a) > spread,
                         "measured_change_pct": change(a, b), "predicted_change": pb - pa,
-                        "predicted_change_pct": change(pa, pb),
-                        "same_direction": (b - a) * (pb - pa) > 0 or (b == a and pb == pa)})
+                        "predicted_change_pct": change(pa, pb), "same_direction": moved == said})
     return out
+
+
+def _sign(before: float, after: float) -> int:
+    """-1, 0 or 1: the direction of a change, none where the two differ by rounding only (a
+    rate summed over runs in another order)."""
+    if math.isclose(before, after, rel_tol=1e-9, abs_tol=1e-12):
+        return 0
+    return 1 if after > before else -1
 
 
 def table(rows: list[dict], title: str) -> None:
