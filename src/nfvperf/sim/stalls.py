@@ -80,7 +80,7 @@ def host_stalls(spec: ChainSpec, options: SimOptions, core: np.ndarray, horizon:
 
 
 def kernel_stalls(core: np.ndarray, host: dict[int, tuple[np.ndarray, np.ndarray]], gen,
-            wakes: np.ndarray, runs: np.ndarray, naps: np.ndarray):
+                  wakes: np.ndarray, runs: np.ndarray, naps: np.ndarray):
     """Each core's stalls, in time order, as the kernel takes them (times, lengths, whether
     one that preempts a batch costs its NF the refill, offsets by core): the ``host``'s (no
     refill: the time lost was measured as a busy loop sees it) and the generator's runs on
