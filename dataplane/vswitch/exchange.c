@@ -26,18 +26,31 @@ vs_free(struct vswitch *vs, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* n packets back to the pool at once (the pool's ring taken once, not n times) */
+void
+vs_free_bulk(struct vswitch *vs, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int i;
+
+	(void)vs;
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		nfvp_meta(pkts[i])->owner = 0;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /* Returns how many packets it handed to the port (sent or dropped there). */
 static unsigned int
 port_flush(struct vswitch *vs, struct vs_port *p)
 {
-	uint16_t sent, i, n = p->n_tx;
+	uint16_t sent, n = p->n_tx;
 
 	if (n == 0)
 		return 0;
 	sent = rte_eth_tx_burst(p->id, 0, p->tx_buf, n);
 	p->tx += sent;
-	for (i = sent; i < n; i++)
-		vs_free(vs, p->tx_buf[i]);
+	vs_free_bulk(vs, p->tx_buf + sent, n - sent);
 	p->tx_dropped += n - sent;
 	vs->drops.port_tx += n - sent;
 	p->n_tx = 0;
@@ -96,10 +109,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 		for (i = 0; i < pd->n; i++)
 			nfvp_meta(pd->pkts[i])->owner = owner;
 		k = rte_ring_enqueue_burst(nf->to_nf, (void **)pd->pkts, pd->n, NULL);
-		for (i = k; i < pd->n; i++)
-			nfvp_meta(pd->pkts[i])->owner = 0;
-		if (k < pd->n)
-			rte_pktmbuf_free_bulk(pd->pkts + k, pd->n - k);
+		vs_free_bulk(vs, pd->pkts + k, pd->n - k);
 	}
 	nf->sent += k;
 	drop_full(vs, nf, pd->n - k);

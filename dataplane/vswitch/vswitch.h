@@ -227,6 +227,7 @@ void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
 uint64_t vs_nfs_stop(struct vswitch *vs);
 uint64_t vs_in_flight(const struct vswitch *vs);
 void vs_free(struct vswitch *vs, struct rte_mbuf *m);
+void vs_free_bulk(struct vswitch *vs, struct rte_mbuf **pkts, unsigned int n);
 /* control.c */
 int vs_nf_find(const struct vswitch *vs, const char *name);     /* an attached NF's id, or -1 */
 uint64_t vs_arena_off(const struct vswitch *vs, const void *p); /* an arena address as offset */

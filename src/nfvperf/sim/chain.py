@@ -75,9 +75,9 @@ def generator_wakes(due: np.ndarray, gen: Generator, horizon: float, rng: np.ran
     (``away``: the spans, ``stalls.merged``) is when the core is back, and what fell due
     meanwhile goes then. Returns the wakes, how long it holds its core at each (its
     packets' time; a wake from a nap adds its CPU time and ``switch_us``, the changes of
-    process, neither of which its own schedule waits for), whether each came from a nap (one that preempts a busy NF
-    costs it the refill beyond; polling on, the generator only takes its packets' time), and
-    each packet's send time."""
+    process, neither of which its own schedule waits for), whether each came from a nap (one
+    that preempts a busy NF costs it the refill beyond; polling on, the generator only takes
+    its packets' time), and each packet's send time."""
     nap_max, nap_min = limits.GEN_NAP_MAX_US * 1e-6, limits.GEN_NAP_MIN_US * 1e-6
     burst = limits.NF_MAX_BURST
     over = np.asarray(gen.overshoot_us) * 1e-6
@@ -200,7 +200,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     sc_w = np.zeros((len(events), K))
     for j, ev in enumerate(events):
         sc_w[j, :ev.instances] = integer_weights(ev.weights, ev.instances)
-    stalls = kernel_stalls(core, host, options.generator, wakes, runs, naps)
+    stalls = kernel_stalls(core, host, gen, wakes, runs, naps)
     stats, soj, cls_stats, cls_lat, cls_hist, moved, cyc = kn.run_chain(
         t, c, f, np.array(sizes, dtype=np.int64), sum(x.run_flows for x in classes), n_inst,
         np.array([POLICY_CODES[s.policy] for s in spec.services], dtype=np.int64), weights,

@@ -9,9 +9,10 @@ core-to-core trip, and every NF's I/O cost with it, changes by up to 8x; see
 runs, its spread the measured minimum and maximum.
 
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
-capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``), saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within,
-spread}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
-measured}, placement_ratio, placement_moves (runs thrown away because the vCPUs
+capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``),
+saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread}},
+services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted, measured},
+placement_ratio, placement_moves (runs thrown away because the vCPUs
 moved during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
