@@ -76,7 +76,7 @@ def tie(**over) -> dict:
         stall_d=np.zeros(0), stall_r=np.zeros(0), stall_off=np.zeros(5, dtype=np.int64),
         gen_w=np.zeros(0),
         gen_b=np.zeros(0), hop=0.0, keep=np.ones(2), refill=np.zeros((2, 2)), stamp=np.zeros(3),
-        vs_t=np.zeros(0), vs_e=np.zeros(0))
+        vs_t=np.zeros(0), vs_e=np.zeros(0), gen_room=1023)
     return {**args, **over}
 
 
@@ -139,6 +139,24 @@ def test_the_generator_reads_a_packet_back_at_its_next_wake_and_the_hops_add_up(
     _, _, cls_stats, cls_lat, _, _, _ = kn.run_chain(*tie(**gen).values())
     assert list(cls_stats[:, 1]) == [1, 1, 1]
     assert cls_lat * 1e6 == pytest.approx([12, 12, 12])
+
+
+def test_what_the_generator_s_ring_cannot_hold_while_it_is_away_is_lost_at_the_port():
+    """The packets of ``tie`` come back at 3, 4 and 5 µs, while the generator is away until
+    10 µs; a receive ring of two holds the first two (read at 10 µs), the third is dropped
+    there; after the wake the ring is empty again: a ring of one, with a wake at 4.5 µs,
+    keeps the first (read at 4.5) and the third (read at 10), and loses the second."""
+    gen = dict(gen_w=np.array([0.0, 10e-6]), gen_b=np.array([0.5e-6, 0.5e-6]), hop=1e-6)
+    _, _, cls_stats, cls_lat, _, _, _ = kn.run_chain(*tie(**gen, gen_room=2).values())
+    assert cls_stats[:, 1].sum() == 2 and cls_stats[:, 2].sum() == 1
+    assert cls_stats[:, 3].sum() == 1 and cls_stats[2, 3] == 1
+    assert cls_stats[:, 0].sum() == 3                  # offered: delivered + lost
+    gen = dict(gen_w=np.array([0.0, 4.5e-6, 10e-6]), gen_b=np.array([0.5e-6, 0.1e-6, 0.5e-6]),
+               hop=1e-6)
+    _, _, cls_stats, cls_lat, _, _, _ = kn.run_chain(*tie(**gen, gen_room=1).values())
+    assert list(cls_stats[:, 1]) == [1, 0, 1] and list(cls_stats[:, 3]) == [0, 1, 0]
+    assert cls_lat[0] * 1e6 == pytest.approx(4.5 + 2) and cls_lat[2] * 1e6 == \
+        pytest.approx(10 + 2)
 
 
 def test_packets_that_leave_while_the_generator_runs_are_read_at_once():

@@ -136,7 +136,28 @@ def test_the_generator_adds_its_cycle_to_the_latency_of_the_smallest_chain():
     assert bare.latency_us.mean < 2
     assert cycle / 3 < r.latency_us.mean < 2 * cycle
     assert r.offered_packets == r.delivered_packets + r.dropped["ring_full"] + \
-        r.dropped["nf"] + r.in_flight
+        r.dropped["nf"] + r.dropped["port_tx"] + r.in_flight
+    assert r.dropped["port_tx"] == 0
+
+
+def test_what_comes_back_while_the_generator_naps_too_long_is_lost_at_its_port():
+    """The generator reads what comes back into a ring of the port's size: naps of 20 µs
+    plus 10 µs at 1 Mpps leave 30 packets there, naps that overshoot by 3 ms leave ~3 000,
+    of which all beyond the ring's room are dropped at the port (``port_tx``, as the
+    vSwitch counts them); what is lost there is the rest of the ~3 000 a nap, and every
+    packet is accounted for."""
+    gen = {"wake_us": 3.0, "packet_us": 0.05}
+    short = host_platform(stalls={}, generator={**gen, "overshoot_us": [10.0]})
+    long = host_platform(stalls={}, generator={**gen, "overshoot_us": [3000.0]})
+    spec = chain(rate=1e6)
+    a = simulate_chain(spec, short, host_options(short, 1), duration_s=0.1)
+    b = simulate_chain(spec, long, host_options(long, 1), duration_s=0.1)
+    assert a.dropped["port_tx"] == 0
+    naps = b.offered_packets / 3020.0
+    lost = b.dropped["port_tx"]
+    assert lost == pytest.approx(naps * (3020 - (limits.PORT_RING_SIZE - 1)), rel=0.2)
+    assert b.offered_packets == b.delivered_packets + b.dropped["ring_full"] + \
+        b.dropped["nf"] + lost + b.in_flight
 
 
 def test_a_router_drops_what_it_has_no_route_for_and_the_prediction_says_where():

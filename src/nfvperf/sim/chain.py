@@ -18,7 +18,9 @@ here: the NFs' core shared in turns and with the generator, paced sends at the g
 wakes, the host's stalls; it then predicts what the data plane reports.
 
 The result is the record the data plane fills too (``nfvperf.chain.ChainResult``); what the
-simulator does not model (ports, NF verdicts, dead NFs) is None there.
+simulator does not model is None there: the port's drops without the vSwitch's core (its
+receive ring) or without the generator (the generator's receive ring, which holds what comes
+back while it naps), and the data plane's own failures (no chain, an NF absent or dead).
 """
 
 from __future__ import annotations
@@ -213,7 +215,8 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         np.array([ev.instances for ev in events], dtype=np.int64), sc_w, *stalls,
         wakes, runs, options.hop_us * 1e-6,
         np.array([spec.passes(i) for i in range(S)]),
-        refill_s(spec, platform, options, spec.keys(classes), core, estimates), stamp, vs_t, vs_e)
+        refill_s(spec, platform, options, spec.keys(classes), core, estimates), stamp, vs_t, vs_e,
+        limits.PORT_RING_SIZE - 1)
     cls_stats[:, 0] += port_drops          # offered, and lost at the vSwitch's port
     cls_stats[:, 2] += port_drops
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,
@@ -221,7 +224,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
                for ev, m in zip(events, moved)]
     return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
                    scaling, cyc, int(port_drops.sum()) if options.vswitch_cpu is not None
-                   else None)
+                   else None, wakes)
 
 
 def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:
@@ -257,7 +260,7 @@ def _median_cycles(hist: np.ndarray) -> float | None:
 
 
 def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
-            scaling, cyc, port_rx) -> ChainResult:
+            scaling, cyc, port_rx, wakes) -> ChainResult:
     from nfvperf.sim import chain_kernel as kn
 
     cls_rows = []
@@ -298,7 +301,9 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
     dropped = dict.fromkeys(DROP_PLACES)
     dropped["nf"] = int(stats[:, :, kn.I_DISCARDED].sum())
     dropped["port_rx"] = port_rx
-    dropped["ring_full"] = x - dropped["nf"] - (port_rx or 0)
+    if len(wakes):
+        dropped["port_tx"] = int(cls_stats[:, 3].sum())
+    dropped["ring_full"] = x - dropped["nf"] - (port_rx or 0) - (dropped["port_tx"] or 0)
     return ChainResult(
         chain=spec.name, backend="simulator", arch=None, duration_s=dur, offered_packets=o,
         delivered_packets=d, loss_pct=loss(o, d), delivered_mpps=d / dur / 1e6,

@@ -29,7 +29,8 @@ kernel picks the next process at a wake-up as at the end of a slice (Linux's EEV
 core to the eligible process that has had least of it, not back to the one that ran longest).
 
 The generator (when given its wakes) receives a packet that leaves the chain while it runs, else
-at its next wake: the latency it measures ends there. Each pass through the vSwitch adds
+at its next wake: the latency it measures ends there. Its receive ring holds what comes back
+meanwhile up to its size; the vSwitch drops the rest at the port. Each pass through the vSwitch adds
 ``hop`` seconds to the latency (not to the timing of the queues: the vSwitch has a core of its
 own and is far from busy at the loads a chain of NFs takes).
 """
@@ -50,7 +51,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "f7cf222c2d1c5996"
+STATE_DIGEST = "0f7afd8637161d7f"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))
@@ -347,8 +348,12 @@ def _end_of_batch(m, s0, k0, t):
             cnt.stats[s0, k0, I_SOJOURN] += st
             cnt.soj[s0, k0, lat_bin(st)] += 1
         if s0 + 1 == S:
-            if rec:
-                lat = received(m.gen, t) - inp.stamp[p] + m.gen.hop * S
+            back = received(m.gen, t)
+            if rec and back < 0:        # the generator's ring was full: lost at the port
+                cnt.cls[inp.cls[p], 2] += 1
+                cnt.cls[inp.cls[p], 3] += 1
+            elif rec:
+                lat = back - inp.stamp[p] + m.gen.hop * S
                 cnt.cls[inp.cls[p], 1] += 1
                 cnt.cls_lat[inp.cls[p]] += lat
                 cnt.cls_hist[inp.cls[p], lat_bin(lat)] += 1
@@ -386,9 +391,9 @@ def _end_of_batch(m, s0, k0, t):
 def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_bytes,
               cost_bytes, cost, overhead, speed, core, quantum, switch, capacity, beta,
               warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_r, stall_off, gen_w,
-              gen_b, hop, keep, refill, stamp, vs_t, vs_e):
+              gen_b, hop, keep, refill, stamp, vs_t, vs_e, gen_room):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
-    offered/delivered/lost, per-class latency sums and histograms, flows moved by each scale
+    offered/delivered/lost/lost at the generator's receive ring, per-class latency sums and histograms, flows moved by each scale
     event, per-instance histograms of batches' cycles a packet weighted by packets).
     ``overhead[s, n]``: the cycles of a batch of n at service s besides its packets'. Packets that arrive before ``warmup_s`` are simulated but not counted.
 
@@ -398,7 +403,8 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     are ``stall_t/stall_d[stall_off[c]:stall_off[c + 1]]`` (``stall_r``: 1 where one that
     preempts a batch costs the refill beyond it); the generator wakes at ``gen_w``
     and runs ``gen_b`` seconds each time (empty: no generator); ``hop``: seconds a pass through
-    the vSwitch adds to the latency (S + 1 passes); ``keep[s]``: the share of its packets
+    the vSwitch adds to the latency (S + 1 passes); ``gen_room``: the packets its receive
+    ring holds while it is away; ``keep[s]``: the share of its packets
     service s hands on (the NF drops the rest by design); ``refill[s, n]``: seconds a
     preemption of a batch of n of service s by a stall of ``stall_r`` 1 costs it beyond the
     time away; ``stamp``: each packet's send time, where its latency starts (``t_arr``: when
@@ -414,11 +420,12 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
     P, C = t_arr.shape[0], size.shape[0]
     cores, turns = new_cores(core, speed, switch)
     n_cores = turns.on.shape[0]
-    cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 3)),
+    cnt = Counters(np.zeros((S, K, I_STATS)), np.zeros((S, K, LAT_BINS)), np.zeros((C, 4)),
                    np.zeros(C), np.zeros((C, LAT_BINS)), np.zeros(sc_t.shape[0], dtype=np.int64),
                    np.zeros((S, K, CYC_BINS)))
     stl = Stalls(stall_t, stall_d, stall_r, stall_off, stall_off[:-1].copy(), np.zeros(n_cores))
-    gen = Gen(gen_w, gen_b, np.zeros(2, dtype=np.int64), hop, vs_t, vs_e)
+    gen = Gen(gen_w, gen_b, np.array([0, 0, -1, 0], dtype=np.int64), hop, vs_t, vs_e,
+              gen_room)
     # in the heap at once: an end of batch or retry per busy instance, a turn per core
     m = Sim(inp, new_queues(S, K, capacity, beta, P), new_policy(n_inst, weights, n_flows),
             cores, turns, stl, gen, new_heap(S * K + n_cores), cnt)

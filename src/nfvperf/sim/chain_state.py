@@ -76,15 +76,18 @@ Turns = namedtuple("Turns", "on n inst_s inst_k pos parked park_t park_pos")
 Stalls = namedtuple("Stalls", "t d r off ptr until")
 #: the generator's wakes (start times, in order) and how long it runs at each: it reads what
 #: came back while it runs, else at its next wake (none: a packet is received as it leaves);
-#: ``hop``: a pass through the vSwitch, s; ``vs_t``, ``vs_e``: the vSwitch core's stalls
-#: (starts and ends, in order, apart), which hold the packets passing through; ``ptr``: the
-#: wake and the stall of the last packet received
-Gen = namedtuple("Gen", "w b ptr hop vs_t vs_e")
+#: what comes back while it is away waits in its receive ring, which holds ``room`` packets
+#: (beyond them the vSwitch drops them at its port); ``hop``: a pass through the vSwitch, s;
+#: ``vs_t``, ``vs_e``: the vSwitch core's stalls (starts and ends, in order, apart), which
+#: hold the packets passing through; ``ptr``: the wake and the stall of the last packet
+#: received, the wake the ring is filling for and how many wait in it
+Gen = namedtuple("Gen", "w b ptr hop vs_t vs_e room")
 #: events: time, sequence number, kind and fields; top[H_N] events in it, top[H_SEQ] the next
 #: sequence number
 Heap = namedtuple("Heap", "t seq kind a b top")
 H_N, H_SEQ = 0, 1
-#: per-instance stats and sojourn histograms, per-class offered/delivered/lost, latency sums
+#: per-instance stats and sojourn histograms, per-class offered/delivered/lost/lost at the
+#: generator's receive ring, latency sums
 #: and histograms, flows moved by each scale event, per-instance histograms of cycles a packet
 Counters = namedtuple("Counters", "stats soj cls cls_lat cls_hist moved cyc")
 #: all of a run's state, as the event handlers take it
@@ -156,7 +159,8 @@ def pop(h):
 @njit(cache=True, _nrt=False)
 def received(gen, t):
     """When the generator reads a packet that leaves the last NF at ``t``: after the vSwitch's
-    last pass, at once if the generator is running then, else at its next wake. Packets leave
+    last pass, at once if the generator is running then, else at its next wake; -1 where its
+    receive ring is full until then (the vSwitch drops the packet at the port). Packets leave
     in time order, so the wake looked for never goes back."""
     t += gen.hop
     k = gen.ptr[1]
@@ -172,9 +176,15 @@ def received(gen, t):
     while j < n and gen.w[j] + gen.b[j] < t:
         j += 1
     gen.ptr[0] = j
-    if j == n:
+    if j == n or gen.w[j] <= t:
         return t
-    return max(t, gen.w[j])
+    if gen.ptr[2] != j:         # the ring was emptied at the last wake
+        gen.ptr[2] = j
+        gen.ptr[3] = 0
+    if gen.ptr[3] >= gen.room:
+        return -1.0
+    gen.ptr[3] += 1
+    return gen.w[j]
 
 
 @njit(cache=True)
