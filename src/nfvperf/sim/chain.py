@@ -224,7 +224,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
                for ev, m in zip(events, moved)]
     return _result(spec, classes, duration_s, stats, soj, cls_stats, cls_lat, cls_hist,
                    scaling, cyc, int(port_drops.sum()) if options.vswitch_cpu is not None
-                   else None, wakes)
+                   else None, int(cls_stats[:, 3].sum()) if len(wakes) else None)
 
 
 def _latency(hist: np.ndarray, n: float, total_s: float) -> Latency:
@@ -260,7 +260,7 @@ def _median_cycles(hist: np.ndarray) -> float | None:
 
 
 def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
-            scaling, cyc, port_rx, wakes) -> ChainResult:
+            scaling, cyc, port_rx, port_tx) -> ChainResult:
     from nfvperf.sim import chain_kernel as kn
 
     cls_rows = []
@@ -300,10 +300,8 @@ def _result(spec, classes, dur, stats, soj, cls_stats, cls_lat, cls_hist,
     o, d, x = (int(v) for v in cls_stats[:, :3].sum(axis=0))
     dropped = dict.fromkeys(DROP_PLACES)
     dropped["nf"] = int(stats[:, :, kn.I_DISCARDED].sum())
-    dropped["port_rx"] = port_rx
-    if len(wakes):
-        dropped["port_tx"] = int(cls_stats[:, 3].sum())
-    dropped["ring_full"] = x - dropped["nf"] - (port_rx or 0) - (dropped["port_tx"] or 0)
+    dropped["port_rx"], dropped["port_tx"] = port_rx, port_tx
+    dropped["ring_full"] = x - dropped["nf"] - (port_rx or 0) - (port_tx or 0)
     return ChainResult(
         chain=spec.name, backend="simulator", arch=None, duration_s=dur, offered_packets=o,
         delivered_packets=d, loss_pct=loss(o, d), delivered_mpps=d / dur / 1e6,

@@ -30,9 +30,9 @@ core to the eligible process that has had least of it, not back to the one that 
 
 The generator (when given its wakes) receives a packet that leaves the chain while it runs, else
 at its next wake: the latency it measures ends there. Its receive ring holds what comes back
-meanwhile up to its size; the vSwitch drops the rest at the port. Each pass through the vSwitch adds
-``hop`` seconds to the latency (not to the timing of the queues: the vSwitch has a core of its
-own and is far from busy at the loads a chain of NFs takes).
+meanwhile up to its size; the vSwitch drops the rest at the port. Each pass through the vSwitch
+adds ``hop`` seconds to the latency (not to the timing of the queues: the vSwitch has a core of
+its own and is far from busy at the loads a chain of NFs takes).
 """
 
 from __future__ import annotations
@@ -393,9 +393,11 @@ def run_chain(t_arr, cls, flow, size, n_flows, n_inst, policy, weights, large_by
               warmup_s, sc_t, sc_s, sc_n, sc_w, stall_t, stall_d, stall_r, stall_off, gen_w,
               gen_b, hop, keep, refill, stamp, vs_t, vs_e, gen_room):
     """Simulate; returns (per-instance stats, per-instance sojourn histograms, per-class
-    offered/delivered/lost/lost at the generator's receive ring, per-class latency sums and histograms, flows moved by each scale
-    event, per-instance histograms of batches' cycles a packet weighted by packets).
-    ``overhead[s, n]``: the cycles of a batch of n at service s besides its packets'. Packets that arrive before ``warmup_s`` are simulated but not counted.
+    offered/delivered/lost/lost at the generator's receive ring, per-class latency sums and
+    histograms, flows moved by each scale event, per-instance histograms of batches' cycles a
+    packet weighted by packets). ``overhead[s, n]``: the cycles of a batch of n at service s
+    besides its packets'. Packets that arrive before ``warmup_s`` are simulated but not
+    counted.
 
     Scale event e at ``sc_t[e]`` gives service ``sc_s[e]`` its first ``sc_n[e]`` instances
     (weights ``sc_w[e]``): new flows may go to added instances, flows of removed ones are
