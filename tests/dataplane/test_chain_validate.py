@@ -24,11 +24,13 @@ def test_the_measured_section_is_a_valid_one_with_every_part(host_profile):
     assert set(host.stalls) == {0, 1}
     assert host.floor_us is not None and host.floor_us.p50 > 0
     # the busy NF walked its table: a packet costs it more the larger the table (alone), and
-    # beside the generator it lost time to each of its wakes
+    # beside the generator it lost time to its wakes (at one size at least: over a table in
+    # DRAM a busy host's noise can exceed the loss, which is then taken as none)
     probes = raw["preemption"]
     assert sorted({p["working_set"] for p in probes}) == list(dp.PREEMPT_SETS)
     assert probes[0]["alone_cycles"] < probes[-1]["alone_cycles"]
-    assert host.preemption is not None and min(host.preemption.lost_us) > 0
+    assert host.preemption is not None and min(host.preemption.lost_us) >= 0
+    assert max(host.preemption.lost_us) > 0
     for run in raw["runs"]:
         gen, vs = run["gen"], run["vswitch"]
         # the vSwitch's stages saw every packet: rx what came in, flush what went out
