@@ -17,8 +17,9 @@ MAX_PORTS = 4
 #: the NF is away from a shared core must fit)
 NF_MAX_BURST = 32
 NF_RING_SIZE = 4096
-#: the ring ports' rings (an rte_ring of this size holds one packet less)
-PORT_RING_SIZE = 1024
+#: the ring ports' rings (an rte_ring of this size holds one packet less; the generator's
+#: receive ring holds what comes back while it is away from the NFs' core)
+PORT_RING_SIZE = 4096
 #: frames the generator builds and the mbufs carry (FCS included); the largest any model takes
 MIN_FRAME = 64
 MAX_FRAME = 1518
