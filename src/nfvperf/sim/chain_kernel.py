@@ -51,7 +51,7 @@ from nfvperf.sim.chain_state import (  # noqa: F401 - I_*: the counters, read th
 #: numba's cache keys on this file's text, not on chain_state.py's, whose code run_chain
 #: compiles in: its digest (sha256, 16 hex digits; tests/sim/test_chain_kernel.py checks it)
 #: makes a change there change this file, and recompile the kernel
-STATE_DIGEST = "0f7afd8637161d7f"
+STATE_DIGEST = "f42466efa5abe76d"
 
 POL_FLOW, POL_WEIGHTED, POL_RR, POL_NF_AWARE = (POLICY_CODES[p] for p in (
     "flow", "weighted", "round-robin", "nf-aware"))

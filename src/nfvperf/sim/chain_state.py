@@ -87,8 +87,8 @@ Gen = namedtuple("Gen", "w b ptr hop vs_t vs_e room")
 Heap = namedtuple("Heap", "t seq kind a b top")
 H_N, H_SEQ = 0, 1
 #: per-instance stats and sojourn histograms, per-class offered/delivered/lost/lost at the
-#: generator's receive ring, latency sums
-#: and histograms, flows moved by each scale event, per-instance histograms of cycles a packet
+#: generator's receive ring, latency sums and histograms, flows moved by each scale event,
+#: per-instance histograms of cycles a packet
 Counters = namedtuple("Counters", "stats soj cls cls_lat cls_hist moved cyc")
 #: all of a run's state, as the event handlers take it
 Sim = namedtuple("Sim", "inp q pol cores turns stl gen heap cnt")
