@@ -45,3 +45,8 @@ NF_AWARE_DECAY_MS = 100
 #: exchange architectures (Cerrato et al., Sec. IV) and distribution policies, in C's order
 ARCH_NAMES = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
 POLICY_NAMES = ("flow", "weighted", "round-robin", "nf-aware")
+
+
+def ring_room(size: int) -> int:
+    """The packets an rte_ring of ``size`` slots holds: one less (a port's ring, say)."""
+    return size - 1

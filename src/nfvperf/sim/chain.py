@@ -216,7 +216,7 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
         wakes, runs, options.hop_us * 1e-6,
         np.array([spec.passes(i) for i in range(S)]),
         refill_s(spec, platform, options, spec.keys(classes), core, estimates), stamp, vs_t, vs_e,
-        limits.PORT_RING_SIZE - 1)
+        limits.ring_room(limits.PORT_RING_SIZE))
     cls_stats[:, 0] += port_drops          # offered, and lost at the vSwitch's port
     cls_stats[:, 2] += port_drops
     scaling = [ScaleResult(at_s=ev.at_s, service=ev.service, instances=ev.instances,

@@ -36,7 +36,7 @@ def vswitch_stalls(options: SimOptions, t, c, f, n_classes: int, horizon: float,
     inside = (k >= 0) & (t < vs_e[np.maximum(k, 0)])
     first = np.searchsorted(t, vs_t)                         # first packet of each stall
     rank = np.arange(t.size) - first[np.maximum(k, 0)]
-    lost = inside & (rank >= limits.PORT_RING_SIZE - 1)
+    lost = inside & (rank >= limits.ring_room(limits.PORT_RING_SIZE))
     counted = lost & (t >= warm)
     drops = np.bincount(c[counted], minlength=n_classes).astype(np.int64)
     arrive = np.where(inside, vs_e[np.maximum(k, 0)], t)

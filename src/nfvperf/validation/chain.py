@@ -131,8 +131,8 @@ def generator_pps(gen, burst: int) -> float:
     """The rate at which the generator, waking once a burst (its CPU time a wake and its
     shortest nap) to send it and read as many back, takes its whole core by itself. The
     model's capacity of a core it shares stops there: beyond it the generator is behind and
-    shares the core with busy NFs as the kernel does, which is not modelled (on this host the
-    data plane lost half or more of what it was offered there, where the model carried it)."""
+    shares the core with busy NFs as the kernel does, which is not modelled (offered 1.5 times
+    that rate, this host's data plane delivered a third to three quarters of it)."""
     from nfvperf import limits
 
     return burst / ((gen.wake_us + limits.GEN_NAP_MIN_US + 2 * gen.packet_us * burst) * 1e-6)
