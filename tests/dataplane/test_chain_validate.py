@@ -56,7 +56,10 @@ def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_p
     d = json.loads(out)
     (p,) = d["points"]
     for q in ("delivered_mpps", "loss_pct", "latency_mean_us", "latency_p99_us"):
-        assert set(p["end_to_end"][q]) >= {"predicted", "measured", "error"}
+        assert set(p["end_to_end"][q]) >= {"predicted", "measured", "error", "within",
+                                            "spread", "repeatable"}
+        # one run agrees with itself
+        assert p["end_to_end"][q]["repeatable"] is True
     # the router has a route for every destination: nothing dropped by design on either side
     assert p["end_to_end"]["loss_pct"]["measured"] < 5
     (inst,) = p["services"][0]["instances"]

@@ -6,11 +6,15 @@ service and instance, at one or several offered loads.
 Each run is priced for the machine as it is placed just before it (the CPUs of a VM move: the
 core-to-core trip, and every NF's I/O cost with it, changes by up to 8x; see
 ``validation.dataplane``) and predicted with its own seed; a quantity is the median over the
-runs, its spread the measured minimum and maximum.
+runs, its spread the measured minimum and maximum, and whether it repeats: every run's
+measurement within the quantity's target of their median (the data plane agreeing with itself
+as closely as the prediction is asked to agree with it; where it does not, the median of a few
+runs is not a figure a model can be held to).
 
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
 capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``),
-saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread}},
+saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread,
+repeatable}},
 services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted, measured},
 placement_ratio, placement_moves (runs thrown away because the vCPUs
 moved during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
@@ -62,26 +66,45 @@ def _median(xs: list[float | None]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+def agrees(name: str, value: float, reference: float) -> bool | None:
+    """Whether ``value`` is within ``name``'s target of ``reference`` (None: no target)."""
+    if name == "loss_pct":
+        return abs(value - reference) <= TOLERANCE[name] and \
+            (value < NO_LOSS_PCT) == (reference < NO_LOSS_PCT)
+    if name not in TOLERANCE:
+        return None
+    if reference == 0:
+        return value == 0
+    return abs(100.0 * (value - reference) / reference) <= TOLERANCE[name]
+
+
+def repeats(name: str, measured: float | None, spread: list[float] | None) -> bool | None:
+    """Whether every run's measurement (from ``spread``'s least to its most) is within
+    ``name``'s target of their median ``measured`` (None: no target, or nothing measured)."""
+    if measured is None or not spread or name not in TOLERANCE:
+        return None
+    return bool(agrees(name, spread[0], measured) and agrees(name, spread[1], measured))
+
+
 def compare(name: str, predicted: list[float | None], measured: list[float | None]) -> dict:
-    """One quantity over the runs: the medians, the error, whether it is within its target."""
+    """One quantity over the runs: the medians, the error, whether it is within its target,
+    and whether the runs' measurements repeat within it."""
     p, m = _median(predicted), _median(measured)
     ms = [x for x in measured if x is not None]
+    spread = [min(ms), max(ms)] if ms else None
     out = {"predicted": p, "measured": m, "error": None, "unit": "%", "within": None,
-           "spread": [min(ms), max(ms)] if ms else None}
+           "spread": spread, "repeatable": repeats(name, m, spread)}
     if p is None or m is None:
         return out
     if name == "loss_pct":
         out["unit"] = "points"
         out["error"] = p - m
-        out["within"] = abs(p - m) <= TOLERANCE[name] and \
-            (p < NO_LOSS_PCT) == (m < NO_LOSS_PCT)
-        return out
-    if m != 0:
+    elif m != 0:
         out["error"] = 100.0 * (p - m) / m
     elif p == 0:
         out["error"] = 0.0
-    if name in TOLERANCE and out["error"] is not None:
-        out["within"] = abs(out["error"]) <= TOLERANCE[name]
+    if out["error"] is not None or name == "loss_pct":
+        out["within"] = agrees(name, p, m)
     return out
 
 

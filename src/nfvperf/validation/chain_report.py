@@ -79,12 +79,14 @@ def html_report(d: dict[str, Any]) -> str:
         return html.escape(str(v))
 
     rows = chain_rows(d)
-    cols = ["load", "where", "quantity", "predicted", "measured", "error", "unit"]
+    cols = ["load", "where", "quantity", "predicted", "measured", "error", "unit",
+            "repeatable"]
     body = "\n".join(
         "<tr" + (' class="far"' if r["within"] is False else "") + ">"
         + "".join(f"<td>{cell(r[c])}</td>" for c in cols) + "</tr>" for r in rows)
     judged = [r for r in rows if r["within"] is not None]
     within = sum(bool(r["within"]) for r in judged)
+    steady = [r for r in judged if r["repeatable"]]
     figs = img_tag(cdf_figure(d), "latency CDFs")
     if len(d["points"]) > 1:
         figs += img_tag(load_figure(d), "over the offered load")
@@ -101,7 +103,9 @@ tr.far td{{background:#fee}}img{{max-width:100%}}</style></head><body>
 {html.escape(d['platform'])}; measured on the data plane ({html.escape(d['arch'])}); each figure
 the median of {d['runs']} run(s) of {d['duration_s']:g} s, each run priced for the CPU placement
 just before it. {within} of {len(judged)} judged quantities within their targets ({targets});
-rows beyond are shaded.</p>
+rows beyond are shaded. Of the {len(steady)} whose runs repeat within the target (every run
+within it of their median: <i>repeatable</i>), {sum(bool(r["within"]) for r in steady)} are
+within; a miss where the runs do not repeat is the machine's as much as the model's.</p>
 {figs}
 <table><tr>{''.join(f'<th>{c}</th>' for c in cols)}</tr>
 {body}

@@ -85,7 +85,8 @@ def chain_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
                 rows.append({"load": at, "offered_mpps": p["offered_mpps"], "where": where,
                              "quantity": q, "predicted": v["predicted"],
                              "measured": v["measured"], "error": v["error"],
-                             "unit": v["unit"], "within": v["within"]})
+                             "unit": v["unit"], "within": v["within"],
+                             "repeatable": v.get("repeatable")})
     return rows
 
 
@@ -106,6 +107,8 @@ def chain_table(d: dict[str, Any]) -> Any:
         Column("load", "load", justify="left"), Column("where", "where", justify="left"),
         Column("quantity", "quantity", justify="left"),
         Column("predicted", "predicted", fmt), Column("measured", "measured", fmt),
-        Column("err", "error", justify="right")],
+        Column("err", "error", justify="right"),
+        Column("repeatable", "runs agree", lambda v: "" if v is None else "yes" if v else "no")],
         title=f"{d['chain']}: predicted ({d['platform']}) vs measured on the data plane, "
-              f"median of {d['runs']} run(s); ✓/✗: within the target or not")
+              f"median of {d['runs']} run(s); ✓/✗: within the target or not; runs agree: "
+              f"every run's measurement within the target of their median")
