@@ -94,7 +94,9 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
     back = now_over_cal("upgrade_line") if upgrade is not None and math.isclose(
         upgrade, platform.cache.l3_writeback_cycles, abs_tol=0.05 + 1e-9) else None
     scale = shared_cache_scale(platform, now["shared_bytes"], now["shared_cycles"])
-    return Placement(placed_at(platform, ratio, credited(scale), back), ratio,
+    cal_hit = calibrated_hash_hit(platform.calibration, now)
+    lookup = None if cal_hit is None else now["hash_hit"] - cal_hit
+    return Placement(placed_at(platform, ratio, credited(scale), back, lookup), ratio,
                      now["core_to_core"], scale, core_ratio(platform.calibration, now))
 
 
@@ -105,13 +107,20 @@ def credited(scale: float | None) -> float | None:
 
 
 def placed_at(platform, ratio: float | None, cache_scale: float | None = None,
-              back_ratio: float | None = None):
+              back_ratio: float | None = None, lookup_extra: float | None = None):
     """The profile with the I/O EOs' hand-over (l3_access_cycles) ``ratio`` times
-    calibration's and their write-back (l3_writeback_cycles) ``back_ratio`` times, and the
+    calibration's and their write-back (l3_writeback_cycles) ``back_ratio`` times, the
     load latency beyond the core's own caches that of a shared cache ``cache_scale`` times
     smaller (a working set then costs what one ``cache_scale`` times larger cost at
-    calibration)."""
+    calibration), and an rte_hash lookup (hash_lookup_cycles) ``lookup_extra`` cycles dearer
+    than at calibration (the reference check's lookup in a small table now less calibration's:
+    a neighbour on the core's other hardware thread takes its share of the core and of its
+    caches; here it made the lookup 1.9x as long for minutes at a time)."""
     out = platform
+    if lookup_extra is not None:
+        i = platform.instructions
+        out = out.model_copy(update={"instructions": i.model_copy(update={
+            "hash_lookup_cycles": max(i.hash_lookup_cycles + lookup_extra, 0.0)})})
     io = {k: getattr(platform.cache, k) * r for k, r in (
         ("l3_access_cycles", ratio), ("l3_writeback_cycles", back_ratio)) if r is not None}
     if io:

@@ -113,7 +113,8 @@ def error_pct(estimated: float, measured: float) -> float:
 def repriced(rows: Sequence[dict], platform) -> list[dict]:
     """``rows`` of a validation with each estimate made again by this model on ``platform``
     (a profile, as validate loaded it), priced as the row's run was by what its checks
-    recorded (the hand-over's ratio and write-back, the shared cache's scale as credited now):
+    recorded (the hand-over's ratio and write-back, the shared cache's scale as credited now,
+    the rte_hash lookup's cost):
     a change to the model or to the pricing of a placement, judged on measurements already
     made. The row's run is the one whose error is the row's; its workload the one whose
     ``params`` the row has (rows without them: the full run's of its name)."""
@@ -131,7 +132,9 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
         io = r.get("io_cycles", [None] * len(runs))[i]
         back = io[1] / platform.cache.l3_writeback_cycles if io else None
         scale = r.get("cache_scale", [None] * len(runs))[i]
-        p = placed_at(platform, r["placement_ratio"][i], credited(scale), back)
+        lookup = r.get("lookup_cycles", [None] * len(runs))[i]
+        extra = None if lookup is None else lookup - platform.instructions.hash_lookup_cycles
+        p = placed_at(platform, r["placement_ratio"][i], credited(scale), back, extra)
         est = estimate_workload(r["nf"], w, p, r["packet_size"], r["batch_mean"])
         out.append({**r, "estimated_cycles": est.cycles_per_packet,
                     "error_pct": error_pct(est.cycles_per_packet, r["measured_cycles"])})
@@ -201,6 +204,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             m["cache_scale"] = p.placement.cache_scale
             cache = p.placement.platform.cache
             m["io"] = [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)]
+            m["lookup"] = round(p.placement.platform.instructions.hash_lookup_cycles, 1)
             m["moved"], m["held"], m["disturbed"] = p.retries, p.held, p.disturbed
             m["core_ratio"] = p.placement.core_ratio
             m["error_pct"] = error_pct(m["estimate"].cycles_per_packet, m["loop_cycles"])
@@ -236,6 +240,9 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             # the I/O EOs' constants each run was priced with: a line read that the vSwitch's
             # core wrote, a line written that it read (the hand-over measured before the run)
             "io_cycles": [r["io"] for r in runs],
+            # the rte_hash lookup (hash_lookup_cycles) each run was priced with: calibration's
+            # and what the check's lookup costs more now
+            "lookup_cycles": [r["lookup"] for r in runs],
             # the one-way core-to-core trip before this row's run, in cycles (summary() groups
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
