@@ -61,6 +61,15 @@ def test_a_run_on_a_shared_core_is_run_again(monkeypatch):
     p = placement.until_held(lambda: next(runs), lambda: next(checks), tries=3,
                              steady=lambda r: r != "unsteady")
     assert (p.result, p.retries, p.held, p.disturbed) == ("first held", 2, False, 1)
+    # a chain keeps a run on a core shared throughout (priced for it), not one where the
+    # neighbour came or went
+    checks = iter([_placement(80, 1.6), _placement(81, 1.7),      # shared throughout
+                   _placement(80, 1.0), _placement(80, 1.6),      # came
+                   _placement(80, 1.6), _placement(80, 1.6)])
+    p = placement.until_held(lambda: "run", lambda: next(checks), shared=True)
+    assert (p.retries, p.held, p.disturbed) == (0, True, 0)
+    p = placement.until_held(lambda: "run", lambda: next(checks), shared=True)
+    assert (p.retries, p.held, p.disturbed) == (1, True, 1)
     assert placement.shared_core(_placement(80, 1.3))
     assert not placement.shared_core(_placement(80, 1.2))
     assert not placement.shared_core(_placement(80, None))

@@ -185,7 +185,8 @@ class PlacedRun(NamedTuple, Generic[T]):
 
 def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float | None = None,
                tries: int = PLACED_TRIES, edges: bool = True,
-               steady: Callable[[T], bool] | None = None) -> PlacedRun[T]:
+               steady: Callable[[T], bool] | None = None,
+               shared: bool = False) -> PlacedRun[T]:
     """``run()`` until the vCPUs hold one placement through it: ``check()`` measures where they
     are before and after, and (``edges``) at each edge of the data plane's traffic within it
     (``dataplane.watch.checked_at_traffic_edges``: the vCPUs move every few seconds here, and
@@ -198,7 +199,9 @@ def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float |
     too, where a check saw the NF's core shared (``shared_core``) or ``steady(result)``
     rejects the traffic between its edges (``dataplane.watch``: a move and back, or a
     neighbour that came and went, within it); where no try held undisturbed, the first that
-    held is kept (``held`` False)."""
+    held is kept (``held`` False). With ``shared``, a run whose every check saw the core
+    shared (the neighbour there throughout: one machine, priced for the lookup it timed) is
+    not disturbed; one whose checks disagree still is."""
     from nfvperf.dataplane.watch import checked_at_traffic_edges
 
     disturbed, kept = 0, None
@@ -210,7 +213,9 @@ def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float |
         judged = seen or [before, check()]   # the edges, where the run sent traffic
         ref = judged[0].trip_cycles if at is None else at
         if not any(moved(ref, p.trip_cycles) for p in judged):
-            if not any(shared_core(p) for p in judged) and (steady is None or steady(result)):
+            sharing = [shared_core(p) for p in judged]
+            calm = not any(sharing) or (shared and all(sharing))
+            if calm and (steady is None or steady(result)):
                 return PlacedRun(result, judged[0], i, True, disturbed)
             disturbed += 1
             kept = kept or (result, judged[0])   # held, if disturbed: better than moved
@@ -220,13 +225,14 @@ def until_held(run: Callable[[], T], check: Callable[[], Placement], at: float |
 
 
 def placed_run(platform, l2_bytes: int, run: Callable[[], T], tries: int = PLACED_TRIES,
-               edges: bool = True, steady: Callable[[T], bool] | None = None) -> PlacedRun[T]:
+               edges: bool = True, steady: Callable[[T], bool] | None = None,
+               shared: bool = False) -> PlacedRun[T]:
     """``run()`` on a placement that held through it, with the profile priced for it. A run
     during which the vCPUs moved measured two machines at once and matches no estimate: it is
     run again (``until_held``; ``edges``: judged at the edges of its traffic; ``steady``: by
-    its traffic's windows)."""
+    its traffic's windows; ``shared``: a core shared throughout is kept)."""
     return until_held(run, lambda: as_placed_now(platform, l2_bytes), tries=tries,
-                      edges=edges, steady=steady)
+                      edges=edges, steady=steady, shared=shared)
 
 
 def placements(trips: Sequence[float]) -> list[int]:

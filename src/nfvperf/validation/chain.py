@@ -199,8 +199,11 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     for r in range(runs):
         if progress:
             progress(f"run {r + 1} of {runs}")
+        # a chain is predicted for the machine as it is: a neighbour on the NF core's other
+        # hardware thread throughout is priced (the lookups it slows), not waited out
         run = placed_run(platform, int(platform.cache.l2_bytes),
-                         lambda: run_chain(spec, arch=arch, duration_s=duration_s, **cpus))
+                         lambda: run_chain(spec, arch=arch, duration_s=duration_s, **cpus),
+                         shared=True)
         ratio, moves = run.placement.ratio, moves + run.retries
         ratios.append(None if ratio is None else round(ratio, 2))
         meas.append(run.result)
