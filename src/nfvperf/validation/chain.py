@@ -16,8 +16,10 @@ capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic
 saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread,
 repeatable}},
 services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted, measured},
-placement_ratio, placement_moves (runs thrown away because the vCPUs
-moved during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
+placement_ratio (each run's hand-over before it over calibration's), core_ratio (each run's
+rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF core),
+placement_moves (runs thrown away because the vCPUs moved, or the neighbour came or went,
+during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
 """
@@ -195,7 +197,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
 
-    preds, meas, ratios, moves = [], [], [], 0
+    preds, meas, ratios, cores, moves = [], [], [], [], 0
     for r in range(runs):
         if progress:
             progress(f"run {r + 1} of {runs}")
@@ -206,6 +208,8 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
                          shared=True)
         ratio, moves = run.placement.ratio, moves + run.retries
         ratios.append(None if ratio is None else round(ratio, 2))
+        core = run.placement.core_ratio
+        cores.append(None if core is None else round(core, 2))
         meas.append(run.result)
         preds.append(predict_chain(spec, run.placement.platform, options.model_copy(
             update={"seed": options.seed + r}), duration_s=duration_s))
@@ -229,6 +233,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         "cdf": {"predicted": cdf([x.latency_hist_us for x in preds]),
                 "measured": cdf([x.latency_hist_us for x in meas])},
         "placement_ratio": ratios,
+        "core_ratio": cores,
         "placement_moves": moves,
         "measured_runs": [end_to_end(x) for x in meas],
     }
