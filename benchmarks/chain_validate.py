@@ -179,9 +179,11 @@ def markdown(out: Path) -> str:
 def reprice(saved: Path, prof, progress=print) -> list[dict]:
     """Every point of a saved run predicted again by this model on ``prof``, against the run's
     measurements (end to end run by run; per instance the runs' median): each run's seed as
-    the run had it, the profile as given (not re-priced for each run's placement, as the run
-    was), the saturation judged by this model's capacity. An A/B of two models on one set of
-    measurements, where the machine does not hold still long enough for two runs."""
+    the run had it, each run priced as it was where the run recorded it (placement, shared
+    cache, I/O constants, rte_hash lookup: ``calibrate.placement.priced_as``; older runs: the
+    profile as given), the saturation judged by this model's capacity. An A/B of two models on
+    one set of measurements, where the machine does not hold still long enough for two runs."""
+    from nfvperf.calibrate.placement import priced_as
     from nfvperf.sim.analytic import predict_chain
     from nfvperf.sim.host import host_options
     from nfvperf.validation.chain import (capacity_pps, cdf, compare, end_to_end,
@@ -194,8 +196,15 @@ def reprice(saved: Path, prof, progress=print) -> list[dict]:
         spec = spec.model_copy(update={"traffic": spec.classes(None)})
         options = host_options(prof, len(spec.services))
         at = spec.at_rate(p["offered_mpps"] * 1e6)
-        preds = [predict_chain(at, prof, options.model_copy(update={"seed": options.seed + r}),
-                               duration_s=seconds) for r in range(len(p["measured_runs"]))]
+        runs = len(p["measured_runs"])
+
+        def as_run(r: int):
+            if "lookup_cycles" not in p:
+                return prof
+            return priced_as(prof, p["placement_ratio"][r], p["cache_scale"][r],
+                             p["io_cycles"][r], p["lookup_cycles"][r])
+        preds = [predict_chain(at, as_run(r), options.model_copy(
+            update={"seed": options.seed + r}), duration_s=seconds) for r in range(runs)]
         p["saturated"] = bool(at.pps >= capacity_pps(at, prof, options))
         p["end_to_end"] = {q: compare(q, [end_to_end(x)[q] for x in preds],
                                       [m[q] for m in p["measured_runs"]])

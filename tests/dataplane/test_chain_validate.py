@@ -66,7 +66,8 @@ def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_p
     assert inst["cycles_per_packet"]["measured"] > 0 and inst["cycles_per_packet"]["predicted"] > 0
     assert p["cdf"]["measured"][-1][1] == pytest.approx(1.0)
     # each run's checks before it, as a number or unknown
-    assert len(p["placement_ratio"]) == len(p["core_ratio"]) == 1
+    assert len(p["placement_ratio"]) == len(p["core_ratio"]) == len(p["lookup_cycles"]) == 1
+    assert len(p["io_cycles"][0]) == 2 and len(p["cache_scale"]) == 1
     assert p["core_ratio"][0] is None or p["core_ratio"][0] > 0
     assert "<img" in (tmp_path / "r.html").read_text()
 

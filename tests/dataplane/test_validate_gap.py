@@ -330,3 +330,44 @@ def test_a_lookup_dearer_now_than_at_calibration_prices_the_hash_tables_so(monke
            "io_cycles": [None], "lookup_cycles": [round(lookup + 34, 1)]}
     (again,) = repriced([row], p)
     assert again["estimated_cycles"] == pytest.approx(busy, abs=0.1)
+
+
+def test_a_runs_record_prices_the_profile_again_as_the_run_was_priced(monkeypatch):
+    """What a run was priced with (``priced``: the shared cache, the I/O constants, the
+    lookup) and its placement ratio give the same profile again (``priced_as``): the record a
+    chain point or a validate row keeps, from which a model change is judged on those runs."""
+    import importlib
+
+    from nfvperf.calibrate import placement
+    from nfvperf.eo.platform import LatencyPoint, load_platform
+
+    measure = importlib.import_module("nfvperf.calibrate.measure")
+    base = load_platform("xeon-e5-2690v2")
+    curve = [LatencyPoint(bytes=b, cycles=c) for b, c in (
+        (16 << 10, 3), (256 << 10, 10), (4 << 20, 40), (8 << 20, 60), (16 << 20, 340),
+        (64 << 20, 400))]
+    cal = {"core_to_core": {"one_way_cycles": {"median": 80.0},
+                            "burst_line_cycles": {"median": 25.0},
+                            "read_line_cycles": {"median": 8.0},
+                            "upgrade_line_cycles": {"median": 16.04}},
+           "hash": [{"entries": 1024, "key_bytes": 16, "lookup_hit_cycles": {"median": 39.0}}]}
+    cache = base.cache.model_copy(update={"l3_access_cycles": 8.0, "l3_writeback_cycles": 16.0})
+    p = base.model_copy(update={"calibration": cal, "cache": cache, "memory": base.memory.
+                                model_copy(update={"load_latency": curve})})
+    monkeypatch.setattr(measure, "reference_cycles", lambda l2: {
+        "core_to_core": 400.0, "core_to_core_burst": 95.0, "read_line": 40.0,
+        "upgrade_line": 160.4, "shared_bytes": 8 << 20, "shared_cycles": 200.0,
+        "hash_hit": 60.0, "hash_entries": 1024, "hash_key_bytes": 16})
+    now = placement.as_placed_now(p, 1 << 20)
+    rec = placement.priced(now)
+    assert rec["lookup_cycles"] == pytest.approx(p.instructions.hash_lookup_cycles + 21, abs=0.1)
+    again = placement.priced_as(p, now.ratio, **rec)
+    for part, field in (("cache", "l3_access_cycles"), ("cache", "l3_writeback_cycles"),
+                        ("instructions", "hash_lookup_cycles")):
+        assert getattr(getattr(again, part), field) == pytest.approx(
+            getattr(getattr(now.platform, part), field), abs=0.06)
+    assert [q.bytes for q in again.memory.load_latency] == pytest.approx(
+        [q.bytes for q in now.platform.memory.load_latency], rel=0.01)
+    # a record without the newer fields leaves those parts as calibrated
+    older = placement.priced_as(p, None, None, None, None)
+    assert older.instructions.hash_lookup_cycles == p.instructions.hash_lookup_cycles

@@ -100,6 +100,28 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
                      now["core_to_core"], scale, core_ratio(platform.calibration, now))
 
 
+def priced(p: Placement) -> dict:
+    """What a run's estimate was priced with, beyond its placement ratio, for its record: the
+    shared cache's scale its check found, the I/O EOs' two constants (a line read that the
+    vSwitch's core wrote, a line written that it read) and the rte_hash lookup's cycles."""
+    cache, ins = p.platform.cache, p.platform.instructions
+    return {"cache_scale": None if p.cache_scale is None else round(p.cache_scale, 2),
+            "io_cycles": [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)],
+            "lookup_cycles": round(ins.hash_lookup_cycles, 1)}
+
+
+def priced_as(platform, ratio: float | None, cache_scale: float | None,
+              io_cycles: list[float] | None, lookup_cycles: float | None):
+    """``platform`` priced as a run was, from its record (``priced``, and its placement
+    ratio): the shared cache credited as validate credits it now; a record without a field
+    leaves that part as calibrated (the write-back too where the record lacks the I/O
+    constants)."""
+    back = io_cycles[1] / platform.cache.l3_writeback_cycles if io_cycles else None
+    extra = None if lookup_cycles is None else \
+        lookup_cycles - platform.instructions.hash_lookup_cycles
+    return placed_at(platform, ratio, credited(cache_scale), back, extra)
+
+
 def credited(scale: float | None) -> float | None:
     """The shared cache's scale a run's tables are priced by, from the one its check measured:
     less cache than at calibration as measured, more not credited (see as_placed_now)."""

@@ -18,6 +18,8 @@ repeatable}},
 services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted, measured},
 placement_ratio (each run's hand-over before it over calibration's), core_ratio (each run's
 rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF core),
+cache_scale, io_cycles and lookup_cycles (what each run was priced with: ``calibrate.placement.
+priced``),
 placement_moves (runs thrown away because the vCPUs moved, or the neighbour came or went,
 during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
@@ -193,11 +195,11 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
           cpus: dict[str, int], load: float | None, capacity: float,
           progress: Callable[[str], None] | None = None) -> dict:
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
-    from nfvperf.calibrate.placement import placed_run
+    from nfvperf.calibrate.placement import placed_run, priced
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
 
-    preds, meas, ratios, cores, moves = [], [], [], [], 0
+    preds, meas, ratios, cores, records, moves = [], [], [], [], [], 0
     for r in range(runs):
         if progress:
             progress(f"run {r + 1} of {runs}")
@@ -210,6 +212,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         ratios.append(None if ratio is None else round(ratio, 2))
         core = run.placement.core_ratio
         cores.append(None if core is None else round(core, 2))
+        records.append(priced(run.placement))
         meas.append(run.result)
         preds.append(predict_chain(spec, run.placement.platform, options.model_copy(
             update={"seed": options.seed + r}), duration_s=duration_s))
@@ -234,6 +237,8 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
                 "measured": cdf([x.latency_hist_us for x in meas])},
         "placement_ratio": ratios,
         "core_ratio": cores,
+        # what each run was priced with, so that a model change can be judged on these runs
+        **{k: [r[k] for r in records] for k in ("cache_scale", "io_cycles", "lookup_cycles")},
         "placement_moves": moves,
         "measured_runs": [end_to_end(x) for x in meas],
     }

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from nfvperf.calibrate.placement import PLACEMENT_STEP, PlacedRun, placed_run, placement_labels
+from nfvperf.calibrate.placement import (PLACEMENT_STEP, PlacedRun, placed_run,
+                                         placement_labels, priced)
 from nfvperf.dataplane.session import Session, chain_mac
 from nfvperf.dataplane.watch import WINDOW_S, between, hist_median, steady, window_medians
 from nfvperf.errors import InputError
@@ -118,7 +119,7 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
     a change to the model or to the pricing of a placement, judged on measurements already
     made. The row's run is the one whose error is the row's; its workload the one whose
     ``params`` the row has (rows without them: the full run's of its name)."""
-    from nfvperf.calibrate.placement import credited, placed_at
+    from nfvperf.calibrate.placement import priced_as
     from nfvperf.validation.workloads import cases
 
     known = [(nf, w) for quick in (False, True) for nf, ws in cases(quick).items() for w in ws]
@@ -129,12 +130,11 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
         w = next((w for w in named if w.params == r.get("params", w.params)), named[0])
         runs = r["error_pct_runs"]
         i = runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))
-        io = r.get("io_cycles", [None] * len(runs))[i]
-        back = io[1] / platform.cache.l3_writeback_cycles if io else None
-        scale = r.get("cache_scale", [None] * len(runs))[i]
-        lookup = r.get("lookup_cycles", [None] * len(runs))[i]
-        extra = None if lookup is None else lookup - platform.instructions.hash_lookup_cycles
-        p = placed_at(platform, r["placement_ratio"][i], credited(scale), back, extra)
+        def recorded(name: str):
+            return r.get(name, [None] * len(runs))[i]
+
+        p = priced_as(platform, r["placement_ratio"][i], recorded("cache_scale"),
+                      recorded("io_cycles"), recorded("lookup_cycles"))
         est = estimate_workload(r["nf"], w, p, r["packet_size"], r["batch_mean"])
         out.append({**r, "estimated_cycles": est.cycles_per_packet,
                     "error_pct": error_pct(est.cycles_per_packet, r["measured_cycles"])})
@@ -201,10 +201,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             m["estimate"] = estimate_workload(nf, traffic, p.placement.platform, size,
                                               m["batch_mean"])
             m["ratio"], m["trip"] = p.placement.ratio, p.placement.trip_cycles
-            m["cache_scale"] = p.placement.cache_scale
-            cache = p.placement.platform.cache
-            m["io"] = [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)]
-            m["lookup"] = round(p.placement.platform.instructions.hash_lookup_cycles, 1)
+            m.update(priced(p.placement))
             m["moved"], m["held"], m["disturbed"] = p.retries, p.held, p.disturbed
             m["core_ratio"] = p.placement.core_ratio
             m["error_pct"] = error_pct(m["estimate"].cycles_per_packet, m["loop_cycles"])
@@ -239,10 +236,10 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "cache_scale": _rounded(runs, "cache_scale"),
             # the I/O EOs' constants each run was priced with: a line read that the vSwitch's
             # core wrote, a line written that it read (the hand-over measured before the run)
-            "io_cycles": [r["io"] for r in runs],
+            "io_cycles": [r["io_cycles"] for r in runs],
             # the rte_hash lookup (hash_lookup_cycles) each run was priced with: calibration's
             # and what the check's lookup costs more now
-            "lookup_cycles": [r["lookup"] for r in runs],
+            "lookup_cycles": [r["lookup_cycles"] for r in runs],
             # the one-way core-to-core trip before this row's run, in cycles (summary() groups
             # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
