@@ -104,7 +104,8 @@ tr.far td{{background:#fee}}img{{max-width:100%}}</style></head><body>
 <p>Predicted by the chain simulator with the data plane's own costs on
 {html.escape(d['platform'])}; measured on the data plane ({html.escape(d['arch'])}); each figure
 the median of {d['runs']} run(s) of {d['duration_s']:g} s, each run priced for the CPU placement
-and the rte_hash lookup just before it (the lookup over calibration's, run by run: {cores}). {within} of {len(judged)} judged quantities within their targets ({targets});
+and the rte_hash lookup just before it (the lookup over calibration's, run by run:
+{cores}). {within} of {len(judged)} judged quantities within their targets ({targets});
 rows beyond are shaded. Of the {len(steady)} whose runs repeat within the target (every run
 within it of their median: <i>repeatable</i>), {sum(bool(r["within"]) for r in steady)} are
 within; a miss where the runs do not repeat is the machine's as much as the model's.</p>

@@ -2,10 +2,11 @@
 
 For each NF and workload (its tables and the traffic that exercises them) and frame size: the
 estimate of its EO model (the NF catalogue's) on a platform profile, beside what the NF
-measured on the data plane: TSC cycles per packet of its whole busy loop (ring dequeue, handler, enqueue back: the I/O EOs
-and the processing of the model) and of the handler alone, as the median over the NF's busy
-loops (a loop the scheduler interrupted is an outlier there, while it would inflate a mean);
-its single-core rate is the TSC rate over the loop's cycles per packet.
+measured on the data plane: TSC cycles per packet of its whole busy loop (ring dequeue,
+handler, enqueue back: the I/O EOs and the processing of the model) and of the handler alone,
+as the median over the NF's busy loops (a loop the scheduler interrupted is an outlier
+there, while it would inflate a mean); its single-core rate is the TSC rate over the loop's
+cycles per packet.
 """
 
 from __future__ import annotations
