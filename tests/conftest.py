@@ -124,3 +124,18 @@ def host_profile(tmp_path_factory):
     path = tmp_path_factory.mktemp("host") / "host.yaml"
     path.write_text(profile_yaml(host, measure(host, quick=True), dataplane=dp.derive(raw)))
     return path, raw
+
+
+@pytest.fixture(scope="session")
+def bench_script():
+    """A script of benchmarks/ imported as a module, by name, so that its tables and verdicts
+    are tested without running the benchmark."""
+    import importlib.util
+
+    def load(name: str):
+        path = Path(__file__).parents[1] / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    return load

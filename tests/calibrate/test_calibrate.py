@@ -331,14 +331,8 @@ def test_the_frames_chase_times_a_table_beside_frames_and_alone(dataplane):
     assert p.returncode == 2 and "--stream" in p.stderr and "64..2048" in p.stderr
 
 
-def test_the_frames_table_puts_the_load_beside_each_frame_size():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).parents[2] / "benchmarks" / "frames_in_cache.py"
-    spec = importlib.util.spec_from_file_location("frames_in_cache", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+def test_the_frames_table_puts_the_load_beside_each_frame_size(bench_script):
+    bench = bench_script("frames_in_cache")
 
     def run(with_frames):
         return {"load_latency": [

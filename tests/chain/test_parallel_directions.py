@@ -3,23 +3,12 @@ predicted, judged only where the measured change exceeds the run-to-run spread."
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
-
-def bench():
-    path = Path(__file__).parents[2] / "benchmarks" / "nf_parallel.py"
-    spec = importlib.util.spec_from_file_location("nf_parallel", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_a_change_of_rounding_only_is_no_change():
+def test_a_change_of_rounding_only_is_no_change(bench_script):
     """A rate summed over the runs in another order differs in its last bits: that is neither
     beyond a spread of 0 nor a direction the prediction could miss; a real change beyond the
     spread is judged, and a prediction of the other sign is told apart."""
-    nf = bench()
+    nf = bench_script("nf_parallel")
     kpis = nf.SEED_KPIS
     zero = {k: 0.0 for k in kpis}
     one = {"loss_pct": 0.0, "latency_mean_us": 40.0, "delivered_gbps": 0.2688}

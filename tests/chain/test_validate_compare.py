@@ -3,9 +3,6 @@ runs repeat within it (the suite's count of misses that are the model's)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,15 +49,7 @@ def test_a_single_run_and_identical_runs_always_repeat(xs, name):
     assert c["repeatable"] is True
 
 
-def _suite():
-    path = Path(__file__).parents[2] / "benchmarks" / "chain_validate.py"
-    spec = importlib.util.spec_from_file_location("chain_validate_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_the_suite_counts_each_target_over_the_points_whose_runs_repeat():
+def test_the_suite_counts_each_target_over_the_points_whose_runs_repeat(bench_script):
     def point(delivered, cycles):
         e = {q: compare(q, [1.0], [1.0]) for q in
              ("loss_pct", "latency_mean_us", "latency_p99_us")}
@@ -73,12 +62,12 @@ def test_the_suite_counts_each_target_over_the_points_whose_runs_repeat():
     points = [point([1.0, 1.0, 1.02], [100.0, 105.0, 95.0]),     # repeats, within
               point([0.5, 1.0, 1.0], [300.0, 310.0, 320.0]),      # repeats, cycles miss
               point([0.4, 0.5, 1.0], [60.0, 200.0, 400.0])]       # neither repeats
-    rows = {r["quantity"]: r for r in _suite().summary(points)}
+    rows = {r["quantity"]: r for r in bench_script("chain_validate").summary(points)}
     d, c = rows["delivered_mpps"], rows["cycles_per_packet"]
     assert (d["points"], d["within"], d["repeatable"], d["repeatable_within"]) == (3, 2, 1, 1)
     assert (c["points"], c["within"], c["repeatable"], c["repeatable_within"]) == (3, 1, 2, 1)
     # a saved run without the flag is judged by its spread
     for p in points:
         del p["end_to_end"]["delivered_mpps"]["repeatable"]
-    assert {r["quantity"]: r for r in _suite().summary(points)}["delivered_mpps"][
+    assert {r["quantity"]: r for r in bench_script("chain_validate").summary(points)}["delivered_mpps"][
         "repeatable"] == 1

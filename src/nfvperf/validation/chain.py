@@ -14,14 +14,13 @@ runs is not a figure a model can be held to).
 The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
 capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``),
 saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread,
-repeatable}},
-services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted, measured},
-placement_ratio (each run's hand-over before it over calibration's), core_ratio (each run's
-rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF core),
-cache_scale, io_cycles and lookup_cycles (what each run was priced with: ``calibrate.placement.
-priced``),
-placement_moves (runs thrown away because the vCPUs moved, or the neighbour came or went,
-during them), measured_runs: [{QUANTITY: value} end to end, one a run]}]}``.
+repeatable}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
+measured}, placement_ratio (each run's hand-over before it over calibration's), core_ratio
+(each run's rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF
+core), cache_scale, io_cycles and lookup_cycles (what each run was priced with:
+``calibrate.placement.priced``), placement_moves (runs thrown away because the vCPUs moved, or
+the neighbour came or went, during them), measured_runs: [{QUANTITY: value} end to end, one a
+run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
 """
@@ -107,7 +106,7 @@ def compare(name: str, predicted: list[float | None], measured: list[float | Non
         out["error"] = 100.0 * (p - m) / m
     elif p == 0:
         out["error"] = 0.0
-    if out["error"] is not None or name == "loss_pct":
+    if out["error"] is not None:
         out["within"] = agrees(name, p, m)
     return out
 
