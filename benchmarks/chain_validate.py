@@ -183,7 +183,7 @@ def reprice(saved: Path, prof, progress=print) -> list[dict]:
     cache, I/O constants, rte_hash lookup: ``calibrate.placement.priced_as``; older runs: the
     profile as given), the saturation judged by this model's capacity. An A/B of two models on
     one set of measurements, where the machine does not hold still long enough for two runs."""
-    from nfvperf.calibrate.placement import priced_as
+    from nfvperf.calibrate.placement import priced_as, recorded
     from nfvperf.sim.analytic import predict_chain
     from nfvperf.sim.host import host_options
     from nfvperf.validation.chain import (capacity_pps, cdf, compare, end_to_end,
@@ -199,10 +199,9 @@ def reprice(saved: Path, prof, progress=print) -> list[dict]:
         runs = len(p["measured_runs"])
 
         def as_run(r: int):
-            if "lookup_cycles" not in p:
+            if "lookup_cycles" not in p:         # a suite run before runs kept their record
                 return prof
-            return priced_as(prof, p["placement_ratio"][r], p["cache_scale"][r],
-                             p["io_cycles"][r], p["lookup_cycles"][r])
+            return priced_as(prof, p["placement_ratio"][r], **recorded(p, r))
         preds = [predict_chain(at, as_run(r), options.model_copy(
             update={"seed": options.seed + r}), duration_s=seconds) for r in range(runs)]
         p["saturated"] = bool(at.pps >= capacity_pps(at, prof, options))

@@ -368,6 +368,12 @@ def test_a_runs_record_prices_the_profile_again_as_the_run_was_priced(monkeypatc
             getattr(getattr(now.platform, part), field), abs=0.06)
     assert [q.bytes for q in again.memory.load_latency] == pytest.approx(
         [q.bytes for q in now.platform.memory.load_latency], rel=0.01)
+    # kept as lists of one a run (a chain point, a validate row) and read back run by run
+    kept = {k: [None, rec[k]] for k in placement.PRICED}
+    assert placement.recorded(kept, 1) == rec
     # a record without the newer fields leaves those parts as calibrated
-    older = placement.priced_as(p, None, None, None, None)
+    older = placement.recorded({"cache_scale": [None, 2.0]}, 1)
+    assert older == {"cache_scale": 2.0, "io_cycles": None, "lookup_cycles": None}
+    older = placement.priced_as(p, None, **older)
     assert older.instructions.hash_lookup_cycles == p.instructions.hash_lookup_cycles
+    assert older.cache.l3_access_cycles == p.cache.l3_access_cycles

@@ -100,14 +100,25 @@ def as_placed_now(platform, l2_bytes: int) -> Placement:
                      now["core_to_core"], scale, core_ratio(platform.calibration, now))
 
 
+#: the fields of a run's pricing record (``priced``), beside its placement ratio
+PRICED = ("cache_scale", "io_cycles", "lookup_cycles")
+
+
 def priced(p: Placement) -> dict:
-    """What a run's estimate was priced with, beyond its placement ratio, for its record: the
-    shared cache's scale its check found, the I/O EOs' two constants (a line read that the
-    vSwitch's core wrote, a line written that it read) and the rte_hash lookup's cycles."""
+    """What a run's estimate was priced with, beyond its placement ratio, for its record
+    (``PRICED``): the shared cache's scale its check found, the I/O EOs' two constants (a line
+    read that the vSwitch's core wrote, a line written that it read) and the rte_hash
+    lookup's cycles."""
     cache, ins = p.platform.cache, p.platform.instructions
     return {"cache_scale": None if p.cache_scale is None else round(p.cache_scale, 2),
             "io_cycles": [round(cache.l3_access_cycles, 1), round(cache.l3_writeback_cycles, 1)],
             "lookup_cycles": round(ins.hash_lookup_cycles, 1)}
+
+
+def recorded(record: dict, run: int) -> dict:
+    """Run ``run``'s pricing record out of ``record``'s lists of one a run (a chain point, a
+    validate row); a field the record lacks (an older one) is None."""
+    return {k: record[k][run] if k in record else None for k in PRICED}
 
 
 def priced_as(platform, ratio: float | None, cache_scale: float | None,

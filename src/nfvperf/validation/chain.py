@@ -194,7 +194,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
           cpus: dict[str, int], load: float | None, capacity: float,
           progress: Callable[[str], None] | None = None) -> dict:
     """Predict and measure ``spec`` ``runs`` times; the comparison."""
-    from nfvperf.calibrate.placement import placed_run, priced
+    from nfvperf.calibrate.placement import PRICED, placed_run, priced
     from nfvperf.dataplane.chain import run_chain
     from nfvperf.sim.analytic import predict_chain
 
@@ -237,7 +237,7 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         "placement_ratio": ratios,
         "core_ratio": cores,
         # what each run was priced with, so that a model change can be judged on these runs
-        **{k: [r[k] for r in records] for k in ("cache_scale", "io_cycles", "lookup_cycles")},
+        **{k: [r[k] for r in records] for k in PRICED},
         "placement_moves": moves,
         "measured_runs": [end_to_end(x) for x in meas],
     }

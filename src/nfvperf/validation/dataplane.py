@@ -120,7 +120,7 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
     a change to the model or to the pricing of a placement, judged on measurements already
     made. The row's run is the one whose error is the row's; its workload the one whose
     ``params`` the row has (rows without them: the full run's of its name)."""
-    from nfvperf.calibrate.placement import priced_as
+    from nfvperf.calibrate.placement import priced_as, recorded
     from nfvperf.validation.workloads import cases
 
     known = [(nf, w) for quick in (False, True) for nf, ws in cases(quick).items() for w in ws]
@@ -131,11 +131,7 @@ def repriced(rows: Sequence[dict], platform) -> list[dict]:
         w = next((w for w in named if w.params == r.get("params", w.params)), named[0])
         runs = r["error_pct_runs"]
         i = runs.index(min(runs, key=lambda e: abs(e - r["error_pct"])))
-        def recorded(name: str):
-            return r.get(name, [None] * len(runs))[i]
-
-        p = priced_as(platform, r["placement_ratio"][i], recorded("cache_scale"),
-                      recorded("io_cycles"), recorded("lookup_cycles"))
+        p = priced_as(platform, r["placement_ratio"][i], **recorded(r, i))
         est = estimate_workload(r["nf"], w, p, r["packet_size"], r["batch_mean"])
         out.append({**r, "estimated_cycles": est.cycles_per_packet,
                     "error_pct": error_pct(est.cycles_per_packet, r["measured_cycles"])})
