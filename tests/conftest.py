@@ -32,7 +32,7 @@ def write_yaml(tmp_path: Path):
     return write
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cli():
     """Run the nfvperf CLI in-process like the console script does; returns (code, out, err)."""
     from nfvperf.cli import app, main  # noqa: F401

@@ -3,7 +3,9 @@
 From (batch size, service time) samples: the mean service time of each batch size; a linear fit
 of those means against the batch size, over all rates (global) or per rate; and the table the
 model takes: the measured mean where a size was seen at least ``min_samples`` times, the fitted
-mean elsewhere. The model then draws Poisson service times around those means, as the paper does.
+mean elsewhere. The model then draws Poisson service times around those means, as the paper does,
+or (``measured``) spreads each mean as the samples spread around theirs: every sample's time
+over its size's mean, pooled over the sizes, the rare long stalls included.
 
 Samples come as ``vecsize,service_time_ns[,rate_mbps]`` or in the raw published form: TSC
 timestamps ``t1`` of consecutive polls within a ``chunk``, whose differences are the service
@@ -18,12 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from nfvperf.batching.distributions import Pmf, deterministic, poisson
+from nfvperf.batching.distributions import Pmf, deterministic, empirical, poisson
 from nfvperf.errors import InputError
 
 #: The authors' preprocessing keeps 0 < Δt1 < 600 000 TSC cycles (data/vpp/README.md).
 MAX_GAP_CYCLES = 600_000
 SERVICE_KINDS = {"poisson": poisson, "deterministic": deterministic}
+#: the service time kinds a table's pmfs take: the above, and the samples' own spread
+SERVICE_CHOICES = (*SERVICE_KINDS, "measured")
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,23 @@ class ServiceTable:
     slope_ns: float
     intercept_ns: float
     rate_mbps: float | None = None
+    #: each sample's service time over the table's mean at its size (None: no samples)
+    ratios: np.ndarray | None = None
 
     @property
     def beta(self) -> int:
         return self.mean_ns.size - 1
 
     def pmfs(self, dt_s: float, kind: str = "poisson") -> tuple[Pmf, ...]:
-        """Service time pmfs on the grid: ``kind`` (Poisson, as the paper) around each mean."""
+        """Service time pmfs on the grid: ``kind`` (Poisson, as the paper) around each mean,
+        or ``measured``: each mean times the samples' ratios to theirs."""
+        if kind == "measured":
+            if self.ratios is None or self.ratios.size == 0:
+                raise InputError("service time samples for measured service times",
+                                 "a table of means only", field="service")
+            return tuple(empirical(m * 1e-9 / dt_s * self.ratios) for m in self.mean_ns)
+        if kind not in SERVICE_KINDS:
+            raise InputError("one of " + ", ".join(SERVICE_CHOICES), kind, field="service")
         make = SERVICE_KINDS[kind]
         return tuple(make(m * 1e-9 / dt_s) for m in self.mean_ns)
 
@@ -158,7 +172,8 @@ def fit(samples: Samples, beta: int, *, min_samples: int = 5,
     measured = counts >= min_samples
     line = intercept + slope * np.arange(beta + 1)
     out = np.where(measured, means, line)
-    return ServiceTable(out, measured, float(slope), float(intercept), rate_mbps)
+    ratios = st / out[size] if np.all(out[size] > 0) else None
+    return ServiceTable(out, measured, float(slope), float(intercept), rate_mbps, ratios)
 
 
 def fit_per_rate(samples: Samples, beta: int, *, min_samples: int = 5) -> list[ServiceTable]:

@@ -23,6 +23,8 @@ from nfvperf.batching.model import BatchQueue
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "vpp" / \
     "clock_samples_xc_beta256_64B_L4096.csv"
+#: MoonGen's latency histograms of the same configuration (Sec. 5.3; ``batching.latency``)
+HISTOGRAMS = DATA.with_name("latency_xc_beta256_64B_L4096.csv")
 BETA, QUEUE, FRAME_BYTES, TSC_GHZ, DT_S = 256, 4096, 64, 3.393, 10e-9
 #: Table 3 of the paper: packet loss at 8.0-10.0 Gbps, measured and model (percent).
 TABLE3 = {8000: (0.97, 1.09), 8500: (6.69, 6.78), 9000: (11.58, 11.56), 9500: (16.44, 16.30),
@@ -45,6 +47,11 @@ class RateCheck:
     batch_jsd: float
     batch_ok: bool
     loss_ok: bool
+
+
+def table3_loss() -> dict[float, float]:
+    """Table 3's measured loss by rate (a share)."""
+    return {float(r): m / 100 for r, (m, _) in TABLE3.items()}
 
 
 def samples() -> fitting.Samples:

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 # imported for their verbs, in the order --help lists them
-from nfvperf.cli import estimate, batching, chain, dataplane, plan, calibrate  # noqa: F401, I001
+from nfvperf.cli import estimate, batching, chain, dataplane, plan, calibrate, latency  # noqa: F401, I001
 from nfvperf.cli.common import app, state
 
 __all__ = ["app", "main"]
