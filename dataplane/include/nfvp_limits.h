@@ -42,6 +42,11 @@
 #define NFVP_GEN_NAP_MAX_US 20
 #define NFVP_GEN_NAP_MIN_US 2
 
+/* A stall: the host took the CPU away from a busy loop for longer than this (its clock jumped);
+ * the vSwitch records the first NFVP_STALLS_KEPT of its own, calibration times them the same way. */
+#define NFVP_STALL_GAP_US 20
+#define NFVP_STALLS_KEPT 4096
+
 /* The generator's address sweeps: --dst-*-count and --dst-ip-step (2^24, a MAC's low bits),
  * --src-mac-count and --vlan-count (QinQ tag pairs: 4094 VLAN IDs x 4094; gen.h checks it). */
 #define NFVP_GEN_MAX_SWEEP 16777216

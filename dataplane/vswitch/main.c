@@ -45,6 +45,7 @@ loop(struct vswitch *vs)
 {
 	uint64_t ctl_every = vs->hz / 5000; /* the control socket every 200 µs */
 	int sems = vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED;
+	uint64_t stall = vs->hz / 1000000 * NFVP_STALL_GAP_US;
 	uint64_t now = rte_rdtsc(), prev = now;
 	int idle = 0;
 
@@ -55,6 +56,12 @@ loop(struct vswitch *vs)
 		if (idle) {
 			vs->idle_loops++;
 			vs->idle_cycles += now - prev;
+		}
+		/* an iteration takes a few µs at most: one far longer lost the CPU */
+		if (now - prev > stall) {
+			if (vs->stalls < NFVP_STALLS_KEPT)
+				vs->stall_tsc[vs->stalls] = now - prev;
+			vs->stalls++;
 		}
 		prev = now;
 		vs->now_tsc = now;

@@ -116,6 +116,18 @@ stages_json(FILE *f, const struct vswitch *vs)
 		vs->idle_cycles);
 }
 
+/* The loop's stalls (main.c loop()): how many, and the first ones' lengths in µs. */
+static void
+stalls_json(FILE *f, const struct vswitch *vs)
+{
+	uint64_t i, kept = vs->stalls < NFVP_STALLS_KEPT ? vs->stalls : NFVP_STALLS_KEPT;
+
+	fprintf(f, "\"stalls\": {\"count\": %" PRIu64 ", \"durations_us\": [", vs->stalls);
+	for (i = 0; i < kept; i++)
+		fprintf(f, "%s%.1f", i ? ", " : "", (double)vs->stall_tsc[i] * 1e6 / vs->hz);
+	fprintf(f, "]}");
+}
+
 static int
 write_json(const struct vswitch *vs, FILE *f)
 {
@@ -140,6 +152,8 @@ write_json(const struct vswitch *vs, FILE *f)
 	hist(f, "nf_batch_hist", vs->nf_hist);
 	fprintf(f, ", ");
 	stages_json(f, vs);
+	fprintf(f, ", ");
+	stalls_json(f, vs);
 	fprintf(f, ", \"ports\": [");
 	for (i = 0; i < vs->n_ports; i++) {
 		const struct vs_port *p = &vs->ports[i];

@@ -204,6 +204,8 @@ struct vswitch {
 	struct vs_stage stages[VS_STAGES];
 	uint64_t idle_loops;          /* poll loop iterations that moved nothing */
 	uint64_t idle_cycles;         /* and their cycles, ageing and control included */
+	uint64_t stalls;              /* loop iterations longer than NFVP_STALL_GAP_US */
+	uint64_t stall_tsc[NFVP_STALLS_KEPT]; /* the first ones' lengths, in TSC cycles */
 };
 
 /* args.c */

@@ -32,6 +32,10 @@ MAX_CLASSES = 4
 #: the generator's naps with --idle sleep: at most, and none shorter than (microseconds)
 GEN_NAP_MAX_US = 20
 GEN_NAP_MIN_US = 2
+#: a stall: a busy loop's clock jumping by more than this (µs: the host took the CPU away);
+#: the vSwitch keeps the first STALLS_KEPT of its own, calibration times them the same way
+STALL_GAP_US = 20
+STALLS_KEPT = 4096
 #: the generator's address sweeps: --dst-*-count, --dst-ip-step (a MAC's low 24 bits), and
 #: --src-mac-count, --vlan-count (QinQ tag pairs: 4094 x 4094)
 GEN_MAX_SWEEP = 16777216

@@ -137,6 +137,21 @@ def dropped_of(gen: dict, vs: dict) -> dict:
                                              if k != "in_flight_at_stop"}}
 
 
+def stalls_of(vs: dict) -> dict:
+    """The vSwitch loop's stalls (the host took its CPU for over ``limits.STALL_GAP_US``):
+    how many a second, the share of the run they took, the longest, and their lengths (µs,
+    ``calibrate.dataplane.quantiles`` of the first ``limits.STALLS_KEPT``)."""
+    from nfvperf.calibrate.dataplane import quantiles
+
+    st = vs.get("stalls") or {"count": 0, "durations_us": []}
+    d = st["durations_us"]
+    secs = max(vs.get("elapsed_s") or 0.0, 1e-9)
+    # the kept ones stand for all of them when there were more
+    lost = sum(d) / 1e6 * (st["count"] / len(d) if d else 0.0)
+    return {"count": st["count"], "per_s": st["count"] / secs, "time_share": lost / secs,
+            "longest_us": max(d, default=0.0), "durations_us": quantiles(sorted(d))}
+
+
 def latency_us(ns: dict, keys=("mean", "p50", "p99")) -> dict:
     """A latency summary in ns (None where nothing was measured) in µs."""
     return {k: (None if ns[k] is None else ns[k] / 1e3) for k in keys}
@@ -173,7 +188,7 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
         "vswitch": {"rx_batch_mean": _mean_batch(vs["rx_batch_hist"], skip_zero=True),
                     "nf_batch_mean": _mean_batch(vs["nf_batch_hist"], skip_zero=True),
                     "rx_batch_hist": vs["rx_batch_hist"], "nf_batch_hist": vs["nf_batch_hist"],
-                    "loops": vs["loops"]},
+                    "loops": vs["loops"], "stalls": stalls_of(vs)},
         "per_nf": per_nf,
     }
 
