@@ -116,6 +116,9 @@ nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
 	fprintf(f, "],\n \"naps\": ");
 	nfvp_gen_print_naps(&g->naps, f);
 	fprintf(f, ",\n \"send_cpu_ns\": %" PRIu64, g->send_cpu_ns);
+	/* the traffic's window on the TSC every CPU shares (the vSwitch's stalls are read in it) */
+	fprintf(f, ",\n \"start_tsc\": %" PRIu64 ", \"end_tsc\": %" PRIu64, g->start_tsc,
+		g->start_tsc + g->send_tsc);
 	fprintf(f, "}\n");
 }
 

@@ -59,8 +59,10 @@ loop(struct vswitch *vs)
 		}
 		/* an iteration takes a few µs at most: one far longer lost the CPU */
 		if (now - prev > stall) {
-			if (vs->stalls < NFVP_STALLS_KEPT)
+			if (vs->stalls < NFVP_STALLS_KEPT) {
 				vs->stall_tsc[vs->stalls] = now - prev;
+				vs->stall_end[vs->stalls] = now;
+			}
 			vs->stalls++;
 		}
 		prev = now;

@@ -116,7 +116,8 @@ stages_json(FILE *f, const struct vswitch *vs)
 		vs->idle_cycles);
 }
 
-/* The loop's stalls (main.c loop()): how many, and the first ones' lengths in µs. */
+/* The loop's stalls (main.c loop()): how many, and the first ones' lengths in µs and the TSC
+ * when each ended. */
 static void
 stalls_json(FILE *f, const struct vswitch *vs)
 {
@@ -125,6 +126,9 @@ stalls_json(FILE *f, const struct vswitch *vs)
 	fprintf(f, "\"stalls\": {\"count\": %" PRIu64 ", \"durations_us\": [", vs->stalls);
 	for (i = 0; i < kept; i++)
 		fprintf(f, "%s%.1f", i ? ", " : "", (double)vs->stall_tsc[i] * 1e6 / vs->hz);
+	fprintf(f, "], \"end_tsc\": [");
+	for (i = 0; i < kept; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", vs->stall_end[i]);
 	fprintf(f, "]}");
 }
 

@@ -206,6 +206,7 @@ struct vswitch {
 	uint64_t idle_cycles;         /* and their cycles, ageing and control included */
 	uint64_t stalls;              /* loop iterations longer than NFVP_STALL_GAP_US */
 	uint64_t stall_tsc[NFVP_STALLS_KEPT]; /* the first ones' lengths, in TSC cycles */
+	uint64_t stall_end[NFVP_STALLS_KEPT]; /* and the TSC when each ended */
 };
 
 /* args.c */

@@ -137,18 +137,23 @@ def dropped_of(gen: dict, vs: dict) -> dict:
                                              if k != "in_flight_at_stop"}}
 
 
-def stalls_of(vs: dict) -> dict:
-    """The vSwitch loop's stalls (the host took its CPU for over ``limits.STALL_GAP_US``):
-    how many a second, the share of the run they took, the longest, and their lengths (µs,
-    ``calibrate.dataplane.quantiles`` of the first ``limits.STALLS_KEPT``)."""
+def stalls_of(vs: dict, gen: dict | None = None) -> dict:
+    """The vSwitch loop's stalls (the host took its CPU for over ``limits.STALL_GAP_US``)
+    while the generator sent (the whole run where it reports no window): how many a second,
+    the share of that time they took, the longest, and their lengths (µs,
+    ``calibrate.dataplane.quantiles``). Of the first ``limits.STALLS_KEPT``."""
     from nfvperf.calibrate.dataplane import quantiles
 
-    st = vs.get("stalls") or {"count": 0, "durations_us": []}
-    d = st["durations_us"]
-    secs = max(vs.get("elapsed_s") or 0.0, 1e-9)
-    # the kept ones stand for all of them when there were more
-    lost = sum(d) / 1e6 * (st["count"] / len(d) if d else 0.0)
-    return {"count": st["count"], "per_s": st["count"] / secs, "time_share": lost / secs,
+    st = vs.get("stalls") or {"count": 0, "durations_us": [], "end_tsc": []}
+    d, ends = st["durations_us"], st.get("end_tsc") or []
+    if gen and gen.get("end_tsc") and len(ends) == len(d):
+        lo, hi, hz = gen["start_tsc"], gen["end_tsc"], gen["tsc_hz"]
+        d = [x for x, e in zip(d, ends) if lo < e and e - x * 1e-6 * hz < hi]
+        secs = (hi - lo) / hz
+    else:
+        secs = vs.get("elapsed_s") or 0.0
+    secs = max(secs, 1e-9)
+    return {"count": len(d), "per_s": len(d) / secs, "time_share": sum(d) / 1e6 / secs,
             "longest_us": max(d, default=0.0), "durations_us": quantiles(sorted(d))}
 
 
@@ -188,7 +193,7 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
         "vswitch": {"rx_batch_mean": _mean_batch(vs["rx_batch_hist"], skip_zero=True),
                     "nf_batch_mean": _mean_batch(vs["nf_batch_hist"], skip_zero=True),
                     "rx_batch_hist": vs["rx_batch_hist"], "nf_batch_hist": vs["nf_batch_hist"],
-                    "loops": vs["loops"], "stalls": stalls_of(vs)},
+                    "loops": vs["loops"], "stalls": stalls_of(vs, gen)},
         "per_nf": per_nf,
     }
 
