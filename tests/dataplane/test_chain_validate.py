@@ -8,7 +8,9 @@ import json
 
 import pytest
 
+from nfvperf import limits
 from nfvperf.calibrate import dataplane as dp
+from nfvperf.dataplane.run import stall_window
 from nfvperf.hostmodel import DataplaneHost
 
 pytestmark = [pytest.mark.dataplane]
@@ -37,6 +39,19 @@ def test_the_measured_section_is_a_valid_one_with_every_part(host_profile):
         assert vs["stages"]["rx"]["packets"] == sum(p["rx"] for p in vs["ports"])
         assert gen["naps"]["count"] >= len(gen["naps"]["samples"])
         assert sum(n for _, _, n in gen["latency_ns"]["hist"]) == gen["latency_ns"]["count"]
+        # the vSwitch's own stalls: each over the threshold, ended on the shared TSC; those
+        # read in the traffic's window lie within it
+        st = vs["stalls"]
+        assert len(st["durations_us"]) == len(st["end_tsc"]) == min(st["count"],
+                                                                    limits.STALLS_KEPT)
+        assert all(x > limits.STALL_GAP_US for x in st["durations_us"])
+        assert gen["start_tsc"] < gen["end_tsc"]
+        inside, secs = stall_window(vs, gen)
+        assert set(inside) <= set(st["durations_us"])
+        assert secs == pytest.approx((gen["end_tsc"] - gen["start_tsc"]) / gen["tsc_hz"])
+    # the vSwitch's CPU: its stalls as its loop saw them in those runs, not the probe's
+    seen = [x for r in raw["runs"] for x in stall_window(r["vswitch"], r["gen"])[0]]
+    assert host.stalls[0].durations_us == dp.quantiles(seen, dp.KEEP_SAMPLES // 2)
 
 
 def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_path, cli):

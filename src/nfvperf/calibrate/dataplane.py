@@ -308,6 +308,25 @@ def _preemption(probes: list[dict]) -> dict | None:
                           for w in sizes]}
 
 
+def _vswitch_stalls(raw: dict) -> dict:
+    """The vSwitch CPU's stalls as the vSwitch's own loop saw them while the smallest chain's
+    traffic ran (``dataplane.run.stall_window``), pooled over those runs: the data plane as it
+    keeps the CPUs, over more seconds than the probe's, where the vSwitch reported them."""
+    from nfvperf.dataplane.run import stall_window
+
+    cpus = raw["cpus"]
+    if cpus["vswitch"] in (cpus["nfs"], cpus["generator"]):
+        return {}               # its loop's gaps would hold the others' turns
+    got = [stall_window(r["vswitch"], r["gen"]) for r in raw["runs"]
+           if "stalls" in r["vswitch"] and r["gen"].get("end_tsc")]
+    secs = sum(s for _, s in got)
+    if not got or secs <= 0:
+        return {}
+    d = [x for g, _ in got for x in g]
+    return {int(cpus["vswitch"]): {"per_s": round(len(d) / secs, 1),
+                                   "durations_us": quantiles(d, KEEP_SAMPLES // 2)}}
+
+
 def derive(raw: dict) -> dict:
     """The profile's ``dataplane`` section (``nfvperf.hostmodel.DataplaneHost``) from the raw
     measurements, with the spread of the values measured more than once."""
@@ -323,9 +342,9 @@ def derive(raw: dict) -> dict:
         "nf_loop": _nf_loop(runs),
         "turn_us": round(statistics.median(raw["turn_us"]), 3),
         "slice_us": round(statistics.median(raw["slice_us"]), 1),
-        "stalls": {int(c): {"per_s": round(s["per_s"], 1),
-                            "durations_us": quantiles(s["durations_us"], KEEP_SAMPLES // 2)}
-                   for c, s in raw["stalls"].items()},
+        "stalls": {**{int(c): {"per_s": round(s["per_s"], 1),
+                               "durations_us": quantiles(s["durations_us"], KEEP_SAMPLES // 2)}
+                      for c, s in raw["stalls"].items()}, **_vswitch_stalls(raw)},
         "generator": _generator(runs, raw.get("preemption", [])),
         "preemption": _preemption(raw.get("preemption", [])),
         "spread": {"turn_us": [round(min(raw["turn_us"]), 3), round(max(raw["turn_us"]), 3)],

@@ -137,21 +137,25 @@ def dropped_of(gen: dict, vs: dict) -> dict:
                                              if k != "in_flight_at_stop"}}
 
 
-def stalls_of(vs: dict, gen: dict | None = None) -> dict:
-    """The vSwitch loop's stalls (the host took its CPU for over ``limits.STALL_GAP_US``)
-    while the generator sent (the whole run where it reports no window): how many a second,
-    the share of that time they took, the longest, and their lengths (µs,
-    ``calibrate.dataplane.quantiles``). Of the first ``limits.STALLS_KEPT``."""
-    from nfvperf.calibrate.dataplane import quantiles
-
-    st = vs.get("stalls") or {"count": 0, "durations_us": [], "end_tsc": []}
+def stall_window(vs: dict, gen: dict | None = None) -> tuple[list[float], float]:
+    """The vSwitch loop's stalls (µs: the host took its CPU for over
+    ``limits.STALL_GAP_US``; the first ``limits.STALLS_KEPT``) while the generator sent, and
+    the seconds it sent (the vSwitch's whole run where the generator reports no window)."""
+    st = vs.get("stalls") or {"durations_us": []}
     d, ends = st["durations_us"], st.get("end_tsc") or []
     if gen and gen.get("end_tsc") and len(ends) == len(d):
         lo, hi, hz = gen["start_tsc"], gen["end_tsc"], gen["tsc_hz"]
-        d = [x for x, e in zip(d, ends) if lo < e and e - x * 1e-6 * hz < hi]
-        secs = (hi - lo) / hz
-    else:
-        secs = vs.get("elapsed_s") or 0.0
+        return ([x for x, e in zip(d, ends) if lo < e and e - x * 1e-6 * hz < hi],
+                (hi - lo) / hz)
+    return d, vs.get("elapsed_s") or 0.0
+
+
+def stalls_of(vs: dict, gen: dict | None = None) -> dict:
+    """``stall_window``'s stalls: how many a second, the share of the time they took, the
+    longest, and their lengths (``calibrate.dataplane.quantiles``)."""
+    from nfvperf.calibrate.dataplane import quantiles
+
+    d, secs = stall_window(vs, gen)
     secs = max(secs, 1e-9)
     return {"count": len(d), "per_s": len(d) / secs, "time_share": sum(d) / 1e6 / secs,
             "longest_us": max(d, default=0.0), "durations_us": quantiles(sorted(d))}
