@@ -123,6 +123,11 @@ def _both(spec: ChainSpec, duration_s: float) -> None:
     measured = run_chain(spec, duration_s=duration_s).to_dict()
     assert (predicted["backend"], measured["backend"]) == ("simulator", "dataplane")
     assert key_paths(predicted) == key_paths(measured)
+    # the host's stalls of the vSwitch's CPU: counted by the data plane, null from the model
+    assert set(predicted["vswitch_stalls"].values()) == {None}
+    st = measured["vswitch_stalls"]
+    assert st["count"] >= 0 and st["per_s"] >= 0 and 0 <= st["time_share"] < 1
+    assert len(st["durations_us"]) >= min(st["count"], 1)
     for r in (predicted, measured):
         assert_conserved(r)
         assert [len(s["instances"]) for s in r["services"]] == \

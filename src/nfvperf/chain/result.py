@@ -24,6 +24,10 @@ def loss(offered: float, delivered: float) -> float | None:
     return None if offered == 0 else 100.0 * (offered - delivered) / offered
 
 
+#: what a run says of its vSwitch's stalls
+STALL_KEYS = ("count", "per_s", "time_share", "longest_us", "durations_us")
+
+
 @dataclass
 class Latency:
     """Microseconds; None where nothing was measured."""
@@ -113,6 +117,9 @@ class ChainResult:
     #: end-to-end latency's histogram: [low µs, high µs, packets] per bin that has packets
     #: (the simulator's bins, or the generator's), for CDFs
     latency_hist_us: list[list[float]] | None = None
+    #: the data plane's: how often the host took the vSwitch's CPU while the traffic ran
+    #: (``dataplane.run.stalls_of``); each null from a model
+    vswitch_stalls: dict = field(default_factory=lambda: dict.fromkeys(STALL_KEYS))
 
     def __post_init__(self) -> None:
         assert self.backend in BACKENDS and set(self.dropped) == set(DROP_PLACES)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from nfvperf.chain import (DROP_PLACES, ChainResult, ChainSpec, ClassResult, InstanceResult,
                            Latency, ScaleResult, ServiceResult, TrafficClass, instance_name,
                            integer_weights, loss)
+from nfvperf.dataplane.run import stalls_of
 
 
 #: the port a chain's packets leave by (where the generator reads them)
@@ -143,4 +144,5 @@ def chain_result(spec: ChainSpec, arch: str, gen: dict, vs: dict,
         latency_us=_latency(gen["latency_ns"], 1e-3), dropped=dropped,
         in_flight=vs["dropped"]["in_flight_at_stop"], classes=classes, services=services,
         scaling=events, latency_hist_us=[[lo / 1e3, hi / 1e3, n] for lo, hi, n in
-                                         gen["latency_ns"].get("hist", [])] or None)
+                                         gen["latency_ns"].get("hist", [])] or None,
+        vswitch_stalls=stalls_of(vs, gen))

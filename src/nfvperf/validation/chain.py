@@ -19,8 +19,10 @@ measured}, placement_ratio (each run's hand-over before it over calibration's), 
 (each run's rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF
 core), cache_scale, io_cycles and lookup_cycles (what each run was priced with:
 ``calibrate.placement.priced``), placement_moves (runs thrown away because the vCPUs moved, or
-the neighbour came or went, during them), measured_runs: [{QUANTITY: value} end to end, one a
-run]}]}``.
+the neighbour came or went, during them), vswitch_stalls_per_s and vswitch_stall_share (how
+often, and for what share of the traffic's time, the host took the vSwitch's CPU in each run:
+the profile's ``stalls`` is what the prediction had), measured_runs: [{QUANTITY: value} end to
+end, one a run]}]}``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
 """
@@ -176,6 +178,10 @@ def check_offer(total_pps: float, options) -> None:
                          "this host)", f"{total_pps / 1e6:.2f} Mpps", field="load")
 
 
+def _rounded(x: float | None, digits: int) -> float | None:
+    return None if x is None else round(x, digits)
+
+
 def cdf(hists: list[list[list[float]] | None]) -> list[list[float]]:
     """The runs' latency histograms pooled, as [µs, fraction at or below] at each bin's top."""
     bins: dict[tuple[float, float], float] = {}
@@ -239,6 +245,9 @@ def point(spec: ChainSpec, platform, options, *, runs: int, duration_s: float, a
         # what each run was priced with, so that a model change can be judged on these runs
         **{k: [r[k] for r in records] for k in PRICED},
         "placement_moves": moves,
+        # how often the host took the vSwitch's CPU in each run, against the profile's
+        "vswitch_stalls_per_s": [_rounded(x.vswitch_stalls["per_s"], 1) for x in meas],
+        "vswitch_stall_share": [_rounded(x.vswitch_stalls["time_share"], 5) for x in meas],
         "measured_runs": [end_to_end(x) for x in meas],
     }
 
