@@ -89,6 +89,9 @@ def html_report(d: dict[str, Any]) -> str:
     steady = [r for r in judged if r["repeatable"]]
     cores = "; ".join(", ".join("–" if c is None else f"{c:g}" for c in p.get("core_ratio") or ())
                       or "–" for p in d["points"])
+    stalls = "; ".join(", ".join("–" if x is None else f"{x:g}" for x in
+                                  p.get("vswitch_stalls_per_s") or ()) or "–"
+                       for p in d["points"])
     figs = img_tag(cdf_figure(d), "latency CDFs")
     if len(d["points"]) > 1:
         figs += img_tag(load_figure(d), "over the offered load")
@@ -105,7 +108,8 @@ tr.far td{{background:#fee}}img{{max-width:100%}}</style></head><body>
 {html.escape(d['platform'])}; measured on the data plane ({html.escape(d['arch'])}); each figure
 the median of {d['runs']} run(s) of {d['duration_s']:g} s, each run priced for the CPU placement
 and the rte_hash lookup just before it (the lookup over calibration's, run by run:
-{cores}). {within} of {len(judged)} judged quantities within their targets ({targets});
+{cores}). The host took the vSwitch's CPU this many times a second in each run: {stalls}.
+{within} of {len(judged)} judged quantities within their targets ({targets});
 rows beyond are shaded. Of the {len(steady)} whose runs repeat within the target (every run
 within it of their median: <i>repeatable</i>), {sum(bool(r["within"]) for r in steady)} are
 within; a miss where the runs do not repeat is the machine's as much as the model's.</p>

@@ -103,6 +103,11 @@ def chain_table(d: dict[str, Any]) -> Any:
         return f"{row['error']:+.1f}{unit}{mark}"
 
     rows = [{**r, "err": err(r)} for r in chain_rows(d)]
+    stalls = [x for p in d["points"] for x in p.get("vswitch_stalls_per_s") or () if x is not None]
+    shares = [x for p in d["points"] for x in p.get("vswitch_stall_share") or () if x is not None]
+    caption = (f"the host took the vSwitch's CPU {min(stalls):.0f}-{max(stalls):.0f} times a "
+               f"second in the runs, {100 * min(shares):.2f}-{100 * max(shares):.2f} % of the "
+               f"time (the profile's stalls are what the prediction has)") if stalls else None
     return table(rows, [
         Column("load", "load", justify="left"), Column("where", "where", justify="left"),
         Column("quantity", "quantity", justify="left"),
@@ -111,4 +116,4 @@ def chain_table(d: dict[str, Any]) -> Any:
         Column("repeatable", "runs agree", lambda v: "" if v is None else "yes" if v else "no")],
         title=f"{d['chain']}: predicted ({d['platform']}) vs measured on the data plane, "
               f"median of {d['runs']} run(s); ✓/✗: within the target or not; runs agree: "
-              f"every run's measurement within the target of their median")
+              f"every run's measurement within the target of their median", caption=caption)
