@@ -25,7 +25,7 @@ RATES = (1000.0, 3000.0, 5000.0, 7000.0)
 def drawn(rate: float, rng, packets: int = 40_000, delay_us: float = DELAY_US) -> Histogram:
     """A histogram of packets whose latency is the model's sojourn plus ``delay_us``."""
     table = latency.service_table(SAMPLES, CONFIG)
-    s = latency.Sojourn(latency.model_at(table, CONFIG, rate, METHOD), delay_us)
+    s = latency.Sojourn.of(latency.model_at(table, CONFIG, rate, METHOD)).shifted(delay_us)
     x = rng.choice(s.x_us, size=packets, p=s.pmf / s.pmf.sum())
     lat, counts = np.unique(np.round(x, 3), return_counts=True)
     return Histogram(rate, lat, counts)

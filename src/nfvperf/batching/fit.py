@@ -150,6 +150,21 @@ def _numeric(df, col: str, file: str) -> np.ndarray:
     return values
 
 
+def served_by_rate(samples: Samples, frame_bytes: int) -> dict[float, tuple[float, float]]:
+    """Per offered rate of the samples (Mbps): the packets a second served, Σ batch sizes /
+    Σ service times, and those offered (the rate's frames, 20 B each more on the wire)."""
+    from nfvperf import units
+
+    out: dict[float, tuple[float, float]] = {}
+    if samples.rate_mbps is None:
+        return out
+    for rate in np.unique(samples.rate_mbps):
+        sel = samples.rate_mbps == rate
+        served = samples.batch_size[sel].sum() / samples.service_time_ns[sel].sum() * 1e9
+        out[float(rate)] = (float(served), units.line_rate_pps(rate * 1e6, frame_bytes))
+    return out
+
+
 def fit(samples: Samples, beta: int, *, min_samples: int = 5,
         rate_mbps: float | None = None) -> ServiceTable:
     """The global fit (all samples), or the fit of one rate when ``rate_mbps`` is given."""

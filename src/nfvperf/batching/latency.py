@@ -27,7 +27,7 @@ import numpy as np
 from nfvperf import units
 from nfvperf.errors import InputError
 from nfvperf.batching.arrivals import interarrival
-from nfvperf.batching.fit import Samples, ServiceTable, fit
+from nfvperf.batching.fit import Samples, ServiceTable, fit, served_by_rate
 from nfvperf.batching.histograms import Config, Histogram
 from nfvperf.batching.model import BatchQueue, BatchingResult
 
@@ -51,7 +51,8 @@ class Method:
     arrivals: str = "deterministic"
     service: str = "poisson"
     dt_s: float = 10e-9
-    #: the egress link (None: a batch leaves at once, as the paper's model has it)
+    #: the egress link, the authors' testbed's 10 Gbps (None: a batch leaves at once, as the
+    #: paper's model has it)
     link_gbps: float | None = 10.0
     #: each batch size's mean service time: the line fitted through the samples' means
     #: (``line``), or their own mean where seen (``table``, as ``nfvperf fit`` writes)
@@ -79,16 +80,9 @@ def service_table(samples: Samples, config: Config, means: str = "line") -> Serv
 
 
 def measured_loss(samples: Samples, config: Config) -> dict[float, float]:
-    """Per rate of the samples: 1 - served/offered, served = Σ batch sizes / Σ service times."""
-    out = {}
-    if samples.rate_mbps is None:
-        return out
-    for rate in np.unique(samples.rate_mbps):
-        sel = samples.rate_mbps == rate
-        served = samples.batch_size[sel].sum() / samples.service_time_ns[sel].sum() * 1e9
-        offered = units.line_rate_pps(rate * 1e6, config.frame_bytes)
-        out[float(rate)] = max(0.0, 1.0 - served / offered)
-    return out
+    """Per rate of the samples: 1 - served/offered (``fit.served_by_rate``)."""
+    return {r: max(0.0, 1.0 - served / offered)
+            for r, (served, offered) in served_by_rate(samples, config.frame_bytes).items()}
 
 
 def model_at(table: ServiceTable, config: Config, rate_mbps: float,
@@ -118,36 +112,39 @@ def egress(result: BatchingResult, frame_bytes: int, link_gbps: float) -> np.nda
     return w[: int(np.flatnonzero(w > 0)[-1]) + 1]
 
 
+@dataclass(frozen=True, eq=False)
 class Sojourn:
-    """The model's sojourn time distribution in µs (with what the packet waits on the egress
-    link behind its batch, where given), shifted by an offset."""
+    """A sojourn time distribution: its pmf over the latencies ``x_us`` (evenly spaced)."""
 
-    def __init__(self, result: BatchingResult, offset_us: float = 0.0,
-                 wire: np.ndarray | None = None):
+    pmf: np.ndarray
+    x_us: np.ndarray
+
+    @classmethod
+    def of(cls, result: BatchingResult, wire: np.ndarray | None = None) -> Sojourn:
+        """The model's, in µs, with what a packet waits on the egress link behind its batch
+        (``egress``) where given; its tail below ``TAIL`` left out."""
         from nfvperf.batching.distributions import convolve
 
         p = result.sojourn if wire is None else convolve(result.sojourn, wire)
         p = p / p.sum()
-        last = int(np.flatnonzero(np.cumsum(p[::-1]) > TAIL)[0]) if p.sum() > 0 else 0
-        self.pmf = p[: p.size - last]
-        self.x_us = np.arange(self.pmf.size) * result.queue.dt_s * 1e6 + offset_us
-        self.cum = np.cumsum(self.pmf)
+        last = int(np.flatnonzero(np.cumsum(p[::-1]) > TAIL)[0])
+        p = p[: p.size - last]
+        return cls(p, np.arange(p.size) * result.queue.dt_s * 1e6)
 
     def shifted(self, offset_us: float) -> Sojourn:
-        out = object.__new__(Sojourn)
-        out.pmf, out.cum, out.x_us = self.pmf, self.cum, self.x_us + offset_us
-        return out
+        return Sojourn(self.pmf, self.x_us + offset_us)
 
     def mean(self) -> float:
         return float(self.x_us @ self.pmf)
 
     def quantile(self, q: float) -> float:
-        return float(self.x_us[min(int(np.searchsorted(self.cum, q - 1e-12)),
-                                   self.x_us.size - 1)])
+        cum = np.cumsum(self.pmf)
+        return float(self.x_us[min(int(np.searchsorted(cum, q - 1e-12)), self.x_us.size - 1)])
 
     def cdf(self, x_us: np.ndarray) -> np.ndarray:
+        cum = np.cumsum(self.pmf)
         i = np.searchsorted(self.x_us, x_us, side="right")
-        return np.where(i > 0, self.cum[np.maximum(i - 1, 0)], 0.0)
+        return np.where(i > 0, cum[np.maximum(i - 1, 0)], 0.0)
 
 
 @dataclass(frozen=True)
@@ -233,7 +230,7 @@ def validate(config: Config, histograms: dict[float, Histogram], samples: Sample
         results[rate] = model_at(table, config, rate, method)
         wire = None if method.link_gbps is None else egress(results[rate], config.frame_bytes,
                                                              method.link_gbps)
-        models[rate] = Sojourn(results[rate], wire=wire)
+        models[rate] = Sojourn.of(results[rate], wire)
         if progress:
             progress(n + 1, len(histograms))
     free = [r for r in sorted(histograms) if results[r].loss_probability < LOSS_FREE

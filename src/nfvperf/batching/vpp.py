@@ -70,15 +70,12 @@ def extended_service(beta: int, dt_s: float) -> tuple:
 def measured(s: fitting.Samples) -> dict[float, dict[str, object]]:
     """Per rate: mean batch size, batch size pmf, served and offered Mpps, loss."""
     out = {}
-    for rate in np.unique(s.rate_mbps):
-        sel = s.rate_mbps == rate
-        sizes, times = s.batch_size[sel], s.service_time_ns[sel]
-        served = sizes.sum() / times.sum() * 1e3            # packets per µs = Mpps
-        offered = units.line_rate_pps(rate * 1e6, FRAME_BYTES) / 1e6
-        out[float(rate)] = {"mean_batch": float(sizes.mean()),
-                            "pmf": np.bincount(sizes, minlength=BETA + 1) / sizes.size,
-                            "served_mpps": float(served), "offered_mpps": float(offered),
-                            "loss": max(0.0, 1.0 - served / offered)}
+    for rate, (served, offered) in fitting.served_by_rate(s, FRAME_BYTES).items():
+        sizes = s.batch_size[s.rate_mbps == rate]
+        out[rate] = {"mean_batch": float(sizes.mean()),
+                     "pmf": np.bincount(sizes, minlength=BETA + 1) / sizes.size,
+                     "served_mpps": served / 1e6, "offered_mpps": offered / 1e6,
+                     "loss": max(0.0, 1.0 - served / offered)}
     return out
 
 
