@@ -103,10 +103,10 @@ def samples_from_frame(df, file: str, *, beta: int, tsc_ghz: float | None = None
     cols = set(df.columns)
     rate = None
     if {"vecsize", "service_time_ns"} <= cols:
-        size = _numeric(df, "vecsize", file)
-        st = _numeric(df, "service_time_ns", file)
+        size = numeric_column(df, "vecsize", file)
+        st = numeric_column(df, "service_time_ns", file)
         if "rate_mbps" in cols:
-            rate = _numeric(df, "rate_mbps", file)
+            rate = numeric_column(df, "rate_mbps", file)
         keep = (size <= beta) & (st > 0)
     elif {"t1", "vecsize"} <= cols:
         if tsc_ghz is None or not (tsc_ghz > 0 and math.isfinite(tsc_ghz)):
@@ -115,8 +115,8 @@ def samples_from_frame(df, file: str, *, beta: int, tsc_ghz: float | None = None
         group = [c for c in ("rate_mbps", "chunk") if c in cols]
         order = group + [c for c in ("line",) if c in cols]
         df = df.sort_values(order, kind="stable") if order else df
-        t1 = _numeric(df, "t1", file)
-        size = _numeric(df, "vecsize", file)
+        t1 = numeric_column(df, "t1", file)
+        size = numeric_column(df, "vecsize", file)
         gap = np.full(t1.size, np.nan)
         nxt = np.roll(t1, -1) - t1
         same = np.ones(t1.size, dtype=bool)
@@ -126,7 +126,7 @@ def samples_from_frame(df, file: str, *, beta: int, tsc_ghz: float | None = None
         same[-1] = False
         gap[same] = nxt[same]
         if "rate_mbps" in cols:
-            rate = _numeric(df, "rate_mbps", file)
+            rate = numeric_column(df, "rate_mbps", file)
         keep = (size <= beta) & (gap > 0) & (gap < max_gap_cycles)
         st = gap / tsc_ghz
     else:
@@ -139,7 +139,9 @@ def samples_from_frame(df, file: str, *, beta: int, tsc_ghz: float | None = None
     return Samples(size[keep].astype(int), st[keep], None if rate is None else rate[keep])
 
 
-def _numeric(df, col: str, file: str) -> np.ndarray:
+def numeric_column(df, col: str, file: str) -> np.ndarray:
+    """A CSV column as numbers; InputError naming the file, line and column of the first that
+    is not one."""
     import pandas as pd
 
     values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nfvperf.batching.fit import numeric_column
 from nfvperf.errors import InputError
 
 COLUMNS = ("scenario", "beta", "pktsize", "queuesize", "rate_mbps", "latency_us", "count")
@@ -88,7 +89,7 @@ def read_histograms(path: str | Path) -> tuple[Config, dict[float, Histogram]]:
                          file=file, field=missing[0])
     if df.empty:
         raise InputError("at least one histogram row", "none", file=file)
-    values = {c: _numbers(df, c, file) for c in COLUMNS[1:]}
+    values = {c: numeric_column(df, c, file) for c in COLUMNS[1:]}
     _check(values["latency_us"], values["latency_us"] > 0, "a latency > 0 µs", df, file,
            "latency_us")
     count = values["count"]
@@ -124,17 +125,6 @@ def read_histograms(path: str | Path) -> tuple[Config, dict[float, Histogram]]:
                              file=file, line=row, field="count")
         out[float(rate)] = Histogram(float(rate), bins, counts)
     return config, out
-
-
-def _numbers(df, col: str, file: str) -> np.ndarray:
-    import pandas as pd
-
-    values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise InputError(f"a number in column {col}", str(df[col].iloc[bad[0]]), file=file,
-                         line=int(bad[0]) + 2, field=col)
-    return values
 
 
 def _check(values: np.ndarray, ok: np.ndarray, expected: str, df, file: str, col: str) -> None:
