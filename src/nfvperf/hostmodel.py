@@ -41,6 +41,17 @@ from pydantic import Field, model_validator
 
 from nfvperf.files import FileModel
 
+#: samples of a measured distribution kept in a profile (or a run's report) at most
+KEEP_SAMPLES = 400
+
+
+def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
+    """At most ``keep`` samples that stand for ``xs``: evenly spaced quantiles of them."""
+    xs = sorted(xs)
+    if len(xs) > keep:
+        xs = [xs[(2 * i + 1) * len(xs) // (2 * keep)] for i in range(keep)]
+    return xs or [0.0]
+
 
 class StageCost(FileModel):
     """Cycles of one stage of a loop that moved ``n`` packets: ``batch + packet × n``."""

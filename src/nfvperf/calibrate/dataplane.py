@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 
 from nfvperf import limits
+from nfvperf.hostmodel import KEEP_SAMPLES, quantiles  # noqa: F401 - the profile's samples
 
 #: offered loads of the smallest chain (packets a second): light (the floor), middle, heavy
 LOADS = (20_000, 100_000, 300_000, 1_000_000)
@@ -30,8 +31,6 @@ LOADS = (20_000, 100_000, 300_000, 1_000_000)
 PREEMPT_SETS = (16 << 10, 640 << 10, 4 << 20)
 PREEMPT_STEPS = 4000
 PREEMPT_RATE = 300_000
-#: overshoot samples kept in the profile
-KEEP_SAMPLES = 400
 #: a gap in a busy process's clock longer than this is a stall (the host took the CPU): the
 #: vSwitch's loop counts its own the same way
 STALL_GAP_S = limits.STALL_GAP_US * 1e-6
@@ -253,14 +252,6 @@ def _nf_loop(runs: list[dict]) -> dict:
     return {"batches": [round(b, 2) for b, _, _ in rows],
             "loop_cycles": [round(c, 1) for _, c, _ in rows],
             "handler_cycles": [round(h, 1) for _, _, h in rows]}
-
-
-def quantiles(xs: list[float], keep: int = KEEP_SAMPLES) -> list[float]:
-    """At most ``keep`` samples that stand for ``xs``: evenly spaced quantiles of them."""
-    xs = sorted(xs)
-    if len(xs) > keep:
-        xs = [xs[(2 * i + 1) * len(xs) // (2 * keep)] for i in range(keep)]
-    return xs or [0.0]
 
 
 def _generator(runs: list[dict], probes: list[dict]) -> dict:

@@ -152,8 +152,8 @@ def stall_window(vs: dict, gen: dict | None = None) -> tuple[list[float], float]
 
 def stalls_of(vs: dict, gen: dict | None = None) -> dict:
     """``stall_window``'s stalls: how many a second, the share of the time they took, the
-    longest, and their lengths (``calibrate.dataplane.quantiles``)."""
-    from nfvperf.calibrate.dataplane import quantiles
+    longest, and their lengths (``hostmodel.quantiles``)."""
+    from nfvperf.hostmodel import quantiles
 
     d, secs = stall_window(vs, gen)
     secs = max(secs, 1e-9)
