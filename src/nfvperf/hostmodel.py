@@ -110,10 +110,6 @@ class GeneratorCosts(FileModel):
                                        "caches to refill): measured with the preemption "
                                        "probes")
     packet_us: float = Field(ge=0, description="its CPU time a packet sent and received")
-    packet_us_by_rate: list[list[float]] | None = Field(
-        None, description="[packets a second, µs] pairs, by rate: its CPU time a packet sent "
-        "and received at each rate calibration ran, beyond its wakes' (it grows with the "
-        "rate beside a busy NF)")
     overshoot_us: list[float] = Field(min_length=1, description="how much longer than asked "
                                       "a nap lasted (samples: the timer, the wake-up, the "
                                       "turn to come back; the wake's CPU time in the kernel "
@@ -121,22 +117,6 @@ class GeneratorCosts(FileModel):
     busy_overshoot_us: list[float] | None = Field(None, min_length=1, description="the same "
                                                   "beside an NF that kept the core busy: "
                                                   "measured with the preemption probes")
-
-
-    def packet_us_at(self, rate_pps: float) -> float:
-        """Its CPU time a packet at ``rate_pps``: ``packet_us_by_rate`` interpolated in the
-        rate, beyond its highest rate on the line through its last two (never below the
-        last), ``packet_us`` below its lowest or where not measured."""
-        import numpy as np
-
-        pts = sorted(self.packet_us_by_rate or ())
-        if not pts or rate_pps <= pts[0][0]:
-            return self.packet_us
-        x, y = np.array(pts).T
-        if rate_pps <= x[-1] or x.size < 2:
-            return float(np.interp(rate_pps, x, y))
-        slope = (y[-1] - y[-2]) / (x[-1] - x[-2])
-        return float(y[-1] + max(slope, 0.0) * (rate_pps - x[-1]))
 
 
 class Preemption(FileModel):

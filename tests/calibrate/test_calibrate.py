@@ -206,24 +206,15 @@ def test_the_data_planes_parts_are_fitted_from_the_reports():
     (60 + 20 n over loops of 1 and 31 packets); neither part comes out negative."""
     from nfvperf.calibrate.dataplane import _generator, _stage
 
-    def run(naps: int, packets: int, cost: float = 0.04) -> dict:
-        return {"rate_pps": packets / 2,
-                "gen": {"naps": {"count": naps, "samples": [[20_000, 35_000]]},
+    def run(naps: int, packets: int) -> dict:
+        return {"gen": {"naps": {"count": naps, "samples": [[20_000, 35_000]]},
                         "sent": packets // 2, "received": packets - packets // 2,
-                        "send_cpu_ns": 1e3 * (7.0 * naps + cost * packets)}}
+                        "send_cpu_ns": 1e3 * (7.0 * naps + 0.04 * packets)}}
 
     g = _generator([run(20_000, 40_000), run(25_000, 200_000), run(30_000, 2_000_000)], [])
     assert g["wake_us"] == pytest.approx(7.0) and g["packet_us"] == pytest.approx(0.04)
     assert g["overshoot_us"] == [15.0] * 3           # one sample a run, each 15 µs over
     assert "busy_wake_us" not in g                    # no probe beside a busy NF
-    assert "packet_us_by_rate" not in g               # no load beyond the light regime
-    # beyond 1 Mpps its cost a packet is what the run shows beyond its wakes (the split
-    # into wakes and packets is the light loads'), from the light regime's highest rate on
-    fast = _generator([run(20_000, 40_000), run(30_000, 2_000_000),
-                       run(30_000, 4_000_000, 0.06), run(30_000, 6_000_000, 0.09)], [])
-    assert fast["packet_us"] == pytest.approx(0.04)
-    assert fast["packet_us_by_rate"] == [[1e6, pytest.approx(0.04)], [2e6, pytest.approx(0.06)],
-                                         [3e6, pytest.approx(0.09)]]
     only_packets = _generator([run(0, 1000), run(0, 5000)], [])
     assert only_packets["wake_us"] == 0 and only_packets["packet_us"] == pytest.approx(0.04)
     assert "busy_overshoot_us" not in g

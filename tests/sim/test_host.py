@@ -72,27 +72,6 @@ def test_host_options_carry_the_section():
     assert o.hop_us == pytest.approx((60 + 20 + 40 + 8 + 35) / clock * 1e6)
 
 
-def test_the_generators_cost_a_packet_follows_the_rate_as_calibrated():
-    """Below its lowest calibrated rate, the light regime's; between, interpolated; beyond,
-    on the line through the last two, never falling; and the simulator's generator takes
-    that much of its core a packet at the chain's rate."""
-    from nfvperf.hostmodel import GeneratorCosts
-
-    g = GeneratorCosts(wake_us=8, packet_us=0.014, overshoot_us=[15.0],
-                       packet_us_by_rate=[[1e6, 0.03], [2e6, 0.03], [3e6, 0.04]])
-    assert g.packet_us_at(5e5) == 0.014 and g.packet_us_at(1.5e6) == pytest.approx(0.03)
-    assert g.packet_us_at(2.5e6) == pytest.approx(0.035)
-    assert g.packet_us_at(4e6) == pytest.approx(0.05)
-    falling = g.model_copy(update={"packet_us_by_rate": [[1e6, 0.05], [2e6, 0.03]]})
-    assert falling.packet_us_at(4e6) == pytest.approx(0.03)
-    assert GeneratorCosts(wake_us=8, packet_us=0.014, overshoot_us=[15.0]).packet_us_at(4e6) \
-        == 0.014
-    gen = {**SECTION["generator"], "packet_us_by_rate": [[1e5, 0.05], [2e6, 0.5]]}
-    slow, fast = (simulate_chain(chain(rate=2e6), host_platform(), host_options(
-        host_platform(generator=g_), 1), duration_s=0.05) for g_ in (gen, SECTION["generator"]))
-    assert slow.delivered_mpps < fast.delivered_mpps
-
-
 def test_the_users_own_options_win_over_the_hosts():
     mine = SimOptions.model_validate({"ring": 64, "services": {0: {"cycles_per_packet": 10}}})
     o = host_options(host_platform(), 1, base=mine)

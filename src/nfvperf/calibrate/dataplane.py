@@ -25,10 +25,7 @@ from nfvperf import limits
 from nfvperf.hostmodel import KEEP_SAMPLES, quantiles  # noqa: F401 - the profile's samples
 
 #: offered loads of the smallest chain (packets a second): light (the floor), middle, heavy
-LOADS = (20_000, 100_000, 300_000, 1_000_000, 2_000_000, 3_000_000)
-#: the loads at which the generator's cost splits into wakes and packets: its light regime (its
-#: cost a packet at each load, beyond its wakes', comes from every load)
-LIGHT = 1_000_000
+LOADS = (20_000, 100_000, 300_000, 1_000_000)
 #: the preemption probe: working sets (bytes: in L1, in L2, beyond L2), dependent loads a
 #: packet (enough that the NF is busy at the rate), and the rate offered
 PREEMPT_SETS = (16 << 10, 640 << 10, 4 << 20)
@@ -266,30 +263,12 @@ def _generator(runs: list[dict], probes: list[dict]) -> dict:
     from scipy.optimize import nnls
 
     over = quantiles([x for r in runs for x in _overshoots(r["gen"])])
-    light = [r for r in runs if r["rate_pps"] <= LIGHT]
     a = np.array([[r["gen"]["naps"]["count"], r["gen"]["sent"] + r["gen"]["received"]]
-                  for r in light], dtype=float)
-    y = np.array([r["gen"]["send_cpu_ns"] / 1e3 for r in light])
+                  for r in runs], dtype=float)
+    y = np.array([r["gen"]["send_cpu_ns"] / 1e3 for r in runs])
     wake, packet = nnls(a, y)[0] if a.any() else (0.0, 0.0)
     out = {"wake_us": round(float(wake), 3), "packet_us": round(float(packet), 4),
            "overshoot_us": [round(x, 2) for x in over]}
-    by_rate: dict[float, list[float]] = {}
-    for r in runs:
-        g = r["gen"]
-        packets = g["sent"] + g["received"]
-        if packets and r["rate_pps"] > LIGHT:
-            by_rate.setdefault(r["rate_pps"], []).append(
-                max(g["send_cpu_ns"] / 1e3 - wake * g["naps"]["count"], 0.0) / packets)
-    if by_rate:
-        # from the light regime's cost a packet at its highest rate on
-        at = max(r["rate_pps"] for r in light) if light else min(by_rate)
-        mine = [r for r in light if r["rate_pps"] == at and r["gen"]["sent"]]
-        if mine:
-            by_rate.setdefault(at, []).extend(
-                max(r["gen"]["send_cpu_ns"] / 1e3 - wake * r["gen"]["naps"]["count"], 0.0)
-                / (r["gen"]["sent"] + r["gen"]["received"]) for r in mine)
-        out["packet_us_by_rate"] = [[float(k), round(float(np.median(v)), 4)]
-                                    for k, v in sorted(by_rate.items())]
     busy = [max(p["gen_cpu_us"] - packet * p["gen_packets"], 0.0) / p["gen_naps"]
             for p in probes if p.get("gen_naps")]
     if busy:

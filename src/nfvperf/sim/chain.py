@@ -184,9 +184,6 @@ def simulate_chain(spec: ChainSpec, platform, options: SimOptions | None = None,
     rng = np.random.default_rng(options.seed)
     t, c, f = arrivals(classes, duration_s + warm, options.arrivals, rng)
     gen = options.generator
-    if gen is not None and gen.packet_us_by_rate:
-        # its cost a packet at the chain's offered rate, as calibration measured it
-        gen = gen.model_copy(update={"packet_us": gen.packet_us_at(spec.pps)})
     host = host_stalls(spec, options, core, duration_s + warm,
                        np.random.default_rng(options.seed + 1))
     if gen is not None:
