@@ -81,3 +81,20 @@ def test_bad_histograms_are_one_line(run, tmp_path):
                    f'latency_us, found "fast"\n')
     code, out, err = cli("validate", "vpp", "--service", "gamma")
     assert code == 2 and err.count("\n") == 1 and "--service" in err and "gamma" in err
+
+
+def test_the_benchmarks_variants_are_what_their_names_say(run, bench_script):
+    """The README's table (benchmarks/vpp_latency.py): its first row is what the command runs
+    by default, the paper's model has neither addition, each other row one of them."""
+    from nfvperf.batching.latency import Method
+
+    d, _, _ = run
+    variants = dict(bench_script("vpp_latency").VARIANTS)
+    method = variants["this method (egress link, fitted line)"]
+    assert method == Method() and d["method"] == {
+        "arrivals": method.arrivals, "service": method.service, "means": method.means,
+        "dt_ns": pytest.approx(method.dt_s * 1e9), "link_gbps": method.link_gbps}
+    assert variants["the paper's model (each size's own mean)"] == Method(means="table",
+                                                                          link_gbps=None)
+    assert variants["the fitted line alone"] == Method(link_gbps=None)
+    assert variants["the egress link alone"] == Method(means="table")
