@@ -12,6 +12,7 @@ from, and how many loss-free rates are within each target. About half a minute (
 from __future__ import annotations
 
 from nfvperf.batching import latency, vpp
+from nfvperf.batching.latency import TARGETS
 from nfvperf.batching.histograms import read_histograms
 
 VARIANTS = (
@@ -20,7 +21,6 @@ VARIANTS = (
     ("the egress link alone", latency.Method(means="table")),
     ("the paper's model (each size's own mean)", latency.Method(means="table", link_gbps=None)),
 )
-TARGETS = ("mean", "mean_without_outliers", "p50", "p99")
 
 
 def main() -> None:

@@ -24,9 +24,9 @@ RATES = (1000.0, 3000.0, 5000.0, 7000.0)
 
 def drawn(rate: float, rng, packets: int = 40_000, delay_us: float = DELAY_US) -> Histogram:
     """A histogram of packets whose latency is the model's sojourn plus ``delay_us``."""
-    table = latency.service_table(SAMPLES, CONFIG)
-    s = latency.Sojourn.of(latency.model_at(table, CONFIG, rate, METHOD)).shifted(delay_us)
-    x = rng.choice(s.x_us, size=packets, p=s.pmf / s.pmf.sum())
+    service = latency.service_table(SAMPLES, CONFIG).pmfs(METHOD.dt_s, METHOD.service)
+    s = latency.Sojourn.of(latency.model_at(service, CONFIG, rate, METHOD)).shifted(delay_us)
+    x = rng.choice(s.values, size=packets, p=s.weights / s.weights.sum())
     lat, counts = np.unique(np.round(x, 3), return_counts=True)
     return Histogram(rate, lat, counts)
 
@@ -68,8 +68,8 @@ def test_a_delay_that_is_not_constant_is_seen(hists, rng):
 
 def test_outliers_are_counted_and_the_mean_shown_with_and_without_them(hists):
     h = hists[3000.0]
-    spiked = Histogram(h.rate_mbps, np.append(h.latency_us, 9000.0),
-                       np.append(h.count, h.packets // 100))
+    spiked = Histogram(h.rate_mbps, np.append(h.values, 9000.0),
+                       np.append(h.weights, h.packets // 100))
     d = latency.validate(CONFIG, {**hists, 3000.0: spiked}, SAMPLES, METHOD)
     row = next(r for r in d["rates"] if r["rate_mbps"] == 3000.0)
     assert row["outliers"] == h.packets // 100

@@ -32,39 +32,47 @@ class Config:
     queue: int
 
 
+class Weighted:
+    """Statistics of weights over increasing values (``values`` and ``weights``): a measured
+    histogram's packets over its latencies, or a model's pmf over its time grid."""
+
+    values: np.ndarray
+    weights: np.ndarray
+
+    def mean(self, below: float = np.inf) -> float | None:
+        """The weighted mean of the values at or under ``below`` (all by default); None when
+        none has weight."""
+        keep = self.values <= below
+        n = self.weights[keep].sum()
+        return float(self.values[keep] @ self.weights[keep] / n) if n else None
+
+    def quantile(self, q: float) -> float:
+        """The smallest value at or below which a share ``q`` of the weight lies."""
+        cum = np.cumsum(self.weights)
+        i = int(np.searchsorted(cum, (q - 1e-9) * cum[-1]))
+        return float(self.values[min(i, cum.size - 1)])
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        """The share of the weight at or below each of ``x``."""
+        cum = np.concatenate([[0.0], np.cumsum(self.weights)])
+        return cum[np.searchsorted(self.values, x, side="right")] / cum[-1]
+
+
 @dataclass(frozen=True, eq=False)
-class Histogram:
+class Histogram(Weighted):
     """Latencies (µs, increasing, distinct) and how many packets had each, at one rate."""
 
     rate_mbps: float
-    latency_us: np.ndarray
-    count: np.ndarray
+    values: np.ndarray
+    weights: np.ndarray
 
     @property
     def packets(self) -> int:
-        return int(self.count.sum())
-
-    def mean(self, below_us: float = np.inf) -> float | None:
-        """Mean latency of the packets at or under ``below_us`` (all by default); None when
-        there are none."""
-        keep = self.latency_us <= below_us
-        n = self.count[keep].sum()
-        return float(self.latency_us[keep] @ self.count[keep] / n) if n else None
+        return int(self.weights.sum())
 
     def beyond(self, bound_us: float) -> int:
         """Packets measured above ``bound_us``."""
-        return int(self.count[self.latency_us > bound_us].sum())
-
-    def quantile(self, q: float) -> float:
-        """The smallest latency at or below which a share ``q`` of the packets lie."""
-        cum = np.cumsum(self.count)
-        i = int(np.searchsorted(cum, q * cum[-1] - 1e-9 * cum[-1]))
-        return float(self.latency_us[min(i, cum.size - 1)])
-
-    def cdf(self, x_us: np.ndarray) -> np.ndarray:
-        """The share of packets at or below each latency of ``x_us``."""
-        cum = np.concatenate([[0], np.cumsum(self.count)])
-        return cum[np.searchsorted(self.latency_us, x_us, side="right")] / cum[-1]
+        return int(self.weights[self.values > bound_us].sum())
 
 
 def read_histograms(path: str | Path) -> tuple[Config, dict[float, Histogram]]:

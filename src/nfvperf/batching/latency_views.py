@@ -8,7 +8,7 @@ import html
 import math
 from typing import Any
 
-from nfvperf.batching.latency import MEAN_US, P50_US, P99_SHARE
+from nfvperf.batching.latency import TARGETS
 from nfvperf.output import Column, number, table
 
 
@@ -32,18 +32,12 @@ def rate_rows(d: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _pair(a: str, b: str, digits: int = 2):
-    return lambda row: f"{row[a]:.{digits}f} / {row[b]:.{digits}f}"
-
-
 def tables(d: dict[str, Any]) -> list[Any]:
     """The per-rate table and the summary, for the terminal."""
     rows = rate_rows(d)
     for r in rows:
-        r["mean"] = _pair("mean_measured_us", "mean_predicted_us")(r)
-        r["p50"] = _pair("p50_measured_us", "p50_predicted_us")(r)
-        r["p90"] = _pair("p90_measured_us", "p90_predicted_us")(r)
-        r["p99"] = _pair("p99_measured_us", "p99_predicted_us")(r)
+        for q in ("mean", "p50", "p90", "p99"):
+            r[q] = f"{r[q + '_measured_us']:.2f} / {r[q + '_predicted_us']:.2f}"
         r["loss-free"] = "yes" if r["loss_free"] else "no"
         r["outl"] = f"{r['outliers']}/{r['packets']}"
     cols = [Column("rate_mbps", "Mbps", number(0)), Column("loss-free", "loss-free", str),
@@ -61,11 +55,7 @@ def tables(d: dict[str, Any]) -> list[Any]:
     summary_rows = [{"target": name, "within": f"{s[k]['within']}/{s[k]['of']}",
                      "asked": f"≥ {100 * s[k]['target_share']:.0f} %",
                      "met": "yes" if s[k]["met"] else "no"}
-                    for k, name in (("mean", f"mean within {MEAN_US:g} µs"),
-                                    ("mean_without_outliers",
-                                     f"mean without outliers within {MEAN_US:g} µs"),
-                                    ("p50", f"p50 within {P50_US:g} µs"),
-                                    ("p99", f"p99 within {100 * P99_SHARE:g} %"))]
+                    for k, (_, name) in TARGETS.items()]
     caption = (f"offset: median over {len(off['rates_mbps'])} loss-free rates of measured p50 "
                f"less the model's; those differences {off['spread_us'][0]:.2f}-"
                f"{off['spread_us'][1]:.2f} µs (quartiles {off['quartiles_us'][0]:.2f}-"
@@ -137,9 +127,9 @@ def mean_figure(d: dict[str, Any]) -> bytes:
     for key, label, color in (("mean_us", "mean", "tab:red"),
                               ("mean_without_outliers_us", "mean without outliers", "tab:orange"),
                               ("p50_us", "p50", "tab:purple")):
-        diff = np.sort([r["measured"][key] - (r["predicted"]["mean_us" if key != "p50_us"
-                                                               else "p50_us"] - off)
-                        for r in free])
+        model = "p50_us" if key == "p50_us" else "mean_us"
+        diff = np.sort([r["measured"][key] - (r["predicted"][model] - off) for r in free
+                        if r["measured"][key] is not None])
         bx.step(diff, np.arange(1, diff.size + 1) / diff.size, where="post", color=color,
                 label=label)
     bx.axvline(off, color="tab:green", ls="--", label=f"offset {off:.2f} µs")
@@ -168,7 +158,7 @@ def html_report(d: dict[str, Any]) -> str:
     from nfvperf.plots import img_tag
 
     rows = rate_rows(d)
-    cols = [k for k in rows[0] if k != "within"] + ["within"] if rows else []
+    cols = list(rows[0]) if rows else []
 
     def cell(v: Any) -> str:
         return f"{v:.4g}" if isinstance(v, float) else html.escape(str(v))
@@ -176,8 +166,8 @@ def html_report(d: dict[str, Any]) -> str:
     body = "\n".join("<tr>" + "".join(f"<td>{cell(r[c])}</td>" for c in cols) + "</tr>"
                      for r in rows)
     s = d["summary"]
-    said = "; ".join(f"{k.replace('_', ' ')} {s[k]['within']}/{s[k]['of']}"
-                     for k in ("mean", "mean_without_outliers", "p50", "p99"))
+    said = "; ".join(f"{name}: {s[k]['within']}/{s[k]['of']}"
+                     for k, (_, name) in TARGETS.items())
     figs = img_tag(cdf_figure(d), "latency CDFs") + img_tag(mean_figure(d), "mean latency")
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>nfvperf: batching model latency</title>

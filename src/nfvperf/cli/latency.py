@@ -64,14 +64,20 @@ def validate_vpp(
     # the authors' measured loss of the packaged configuration (Table 3)
     loss = vpp.table3_loss() if histograms is None else None
     with stages() as say:
-        d = latency.validate(config, hists, s, method, loss=loss, progress=None if say is None
-                             else (
-            lambda done, total: say("solving the model at each rate", done, total)))
+        def progress(done: int, total: int) -> None:
+            if say is not None:
+                say("solving the model at each rate", done, total)
+
+        d = latency.validate(config, hists, s, method, loss=loss, progress=progress)
     if plot_dir is not None:
+        def figure(draw):
+            def write(path: Path) -> None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, draw(d))
+            return write
+
         for name, draw in FIGURES.items():
-            write_file(plot_dir / name, "--plot-dir",
-                       lambda p, draw=draw: (p.parent.mkdir(parents=True, exist_ok=True),
-                                             write_atomic(p, draw(d))))
+            write_file(plot_dir / name, "--plot-dir", figure(draw))
     if report is not None:
         write_file(report, "--report", lambda p: write_atomic(p, html_report(d)))
     emit(d, fmt, out, tables, csv_rows=rate_rows(d))

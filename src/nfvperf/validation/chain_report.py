@@ -66,6 +66,12 @@ def _png(plt, fig) -> bytes:
     return out
 
 
+def _per_run(d: dict[str, Any], key: str) -> str:
+    """A figure each run kept (``key``: a list a point), point by point: "1.1, 1; 0.9, ..."."""
+    return "; ".join(", ".join("–" if x is None else f"{x:g}" for x in p.get(key) or ()) or "–"
+                     for p in d["points"])
+
+
 def html_report(d: dict[str, Any]) -> str:
     """A self-contained page: the figures inline, and every quantity's row."""
     from nfvperf.plots import img_tag
@@ -87,11 +93,7 @@ def html_report(d: dict[str, Any]) -> str:
     judged = [r for r in rows if r["within"] is not None]
     within = sum(bool(r["within"]) for r in judged)
     steady = [r for r in judged if r["repeatable"]]
-    cores = "; ".join(", ".join("–" if c is None else f"{c:g}" for c in p.get("core_ratio") or ())
-                      or "–" for p in d["points"])
-    stalls = "; ".join(", ".join("–" if x is None else f"{x:g}" for x in
-                                  p.get("vswitch_stalls_per_s") or ()) or "–"
-                       for p in d["points"])
+    cores, stalls = (_per_run(d, k) for k in ("core_ratio", "vswitch_stalls_per_s"))
     figs = img_tag(cdf_figure(d), "latency CDFs")
     if len(d["points"]) > 1:
         figs += img_tag(load_figure(d), "over the offered load")
