@@ -52,6 +52,14 @@
 #define NFVP_GEN_MAX_SWEEP 16777216
 #define NFVP_GEN_MAX_VLANS 16760836
 
+/* Blocking NFs (semaphore, isolated): the vSwitch wakes a sleeping NF when this many packets
+ * wait for it, or when the oldest has waited the aging timeout: at least this many µs, longer
+ * while the wake-ups it would take exceed this share (percent) of the vSwitch's time (each
+ * wake-up's cost measured as it runs; 0: the timeout as given). */
+#define NFVP_WAKE_BATCH 32
+#define NFVP_WAKE_TIMEOUT_US 100
+#define NFVP_WAKE_BUDGET_PCT 20
+
 /* Services: chain steps served by parallel instances of one NF. */
 #define NFVP_MAX_SERVICES 64
 #define NFVP_MAX_INSTANCES 16

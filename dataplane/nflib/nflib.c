@@ -193,6 +193,13 @@ nfvp_nf_run(struct nfvp_nf *nf)
 		n = iso ? iso_receive(nf, pkts) : shared_receive(nf, pkts);
 		if (n == 0) {
 			st->idle_polls++;
+			++idle_run;
+			if (sleeps && idle_run == 1) {
+				/* linger: one turn of the core, then look again, for what the
+				 * vSwitch is flushing now (a wake-up saved), before sleeping */
+				sched_yield();
+				continue;
+			}
 			if (sleeps) {
 				nf_sleep(nf);
 			} else if (nf->idle == IDLE_YIELD) {
@@ -200,7 +207,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 			} else {
 				rte_pause();
 			}
-			if ((++idle_run & 4095) == 0 || sleeps) {
+			if ((idle_run & 4095) == 0 || sleeps) {
 				if (vswitch_gone(nf) || now_s() > end_s)
 					break;
 			}

@@ -42,6 +42,7 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 	vs.active = calloc(2, sizeof(*vs.active));
 	vs.dirty = calloc(2, sizeof(*vs.dirty));
 	vs.aging = calloc(2, sizeof(*vs.aging));
+	vs.awake = calloc(2, sizeof(*vs.awake));
 	generation++;
 	for (i = 0; i < 2; i++) {
 		struct vs_nf *nf = &vs.nfs[i];
@@ -109,7 +110,7 @@ play_nf(unsigned int i, unsigned int drop_every)
 static void
 pump(void)
 {
-	while (vs_poll_nfs(&vs) > 0)
+	while (vs_poll_nfs(&vs, 0) > 0)
 		vs_flush(&vs);
 	vs_flush(&vs);
 }
@@ -182,10 +183,10 @@ test_stages_count_what_they_move(void)
 	}
 	CHECK(vs_flush(&vs) == 5 && vs_flush(&vs) == 0);
 	play_nf(0, 0);
-	CHECK(vs_poll_nfs(&vs) == 5 && vs_poll_nfs(&vs) == 0);
+	CHECK(vs_poll_nfs(&vs, 0) == 5 && vs_poll_nfs(&vs, 0) == 0);
 	CHECK(vs_flush(&vs) == 5); /* into NF 1's ring */
 	play_nf(1, 0);
-	CHECK(vs_poll_nfs(&vs) == 5);
+	CHECK(vs_poll_nfs(&vs, 0) == 5);
 	CHECK(vs_flush(&vs) == 5); /* out of the port */
 	CHECK(vs.ports[0].tx == 5 && rte_mempool_avail_count(pool) == pool->size);
 	CHECK(vs_poll_ports(&vs, 0) == 0);
@@ -255,6 +256,89 @@ test_semaphore_wakes_on_batch_or_age(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
+/* Many NFs waiting stretch the aging timeout: each posted once a timeout, the posts may take at
+ * most the budget's share of the vSwitch's time (at the measured cost of a post). */
+static void
+test_aging_timeout_grows_with_the_nfs_waiting(void)
+{
+	uint64_t t0;
+
+	setup(NFVP_ARCH_SEMAPHORE, 256);
+	vs.cfg.wake_budget_pct = 10;
+	vs.wakes.post_ewma = (double)vs.hz / 10000; /* a post: 100 µs */
+	vs.nfs[0].slot->sleeping = vs.nfs[1].slot->sleeping = 1;
+	send_in(1);
+	rte_ring_enqueue(vs.nfs[1].to_nf, rte_pktmbuf_alloc(pool)); /* NF 1 has one too */
+	vs.nfs[1].pending_since = vs.nfs[0].pending_since;
+	vs.aging[1] = (struct vs_aging){ 1, vs.nfs[1].pending_since };
+	vs.n_aging = 2;
+	vs.nfs[1].aging_listed = 1;
+	t0 = vs.nfs[0].pending_since;
+	/* 2 NFs x 100 µs / 10 %: 2 ms, not the 100 µs floor */
+	vs_age(&vs, t0 + vs.hz / 1000);
+	CHECK(vs.nfs[0].wakeups == 0 && vs.nfs[1].wakeups == 0 && vs.n_aging == 2);
+	vs_age(&vs, t0 + vs.hz * 3 / 1000);
+	CHECK(vs.nfs[0].wakeups == 1 && vs.nfs[1].wakeups == 1 && vs.n_aging == 0);
+	CHECK(vs.wakes.by_age == 2 && vs.wakes.timeout_sum_us > 2 * 1500.0);
+	/* no budget: the floor */
+	vs.cfg.wake_budget_pct = 0;
+	vs.nfs[0].slot->sleeping = 1;
+	vs.nfs[0].pending_since = 0;
+	send_in(1);
+	vs_age(&vs, vs.nfs[0].pending_since + vs.hz / 5000); /* 200 µs */
+	CHECK(vs.nfs[0].wakeups == 2);
+	{ /* NF 1's own packet came from no chain: take it back by hand */
+		struct rte_mbuf *m = NULL;
+
+		while (rte_ring_dequeue(vs.nfs[1].to_nf, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	play_nf(0, 0);
+	pump();
+	play_nf(1, 0);
+	pump();
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+/* Blocking NFs: the poll for returns looks at NFs given packets or woken, drops one seen asleep
+ * with nothing to return, and a sweep finds one that woke by itself. */
+static void
+test_returns_are_polled_only_where_they_can_be(void)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int n;
+
+	setup(NFVP_ARCH_SEMAPHORE, 256);
+	vs.now_tsc = 1;
+	vs.next_sweep_tsc = 1000000000000ull; /* no sweep until asked */
+	send_in(3); /* NF 0 (awake) is given 3: listed */
+	CHECK(vs.n_awake == 1 && vs.awake[0] == 0);
+	n = play_nf(0, 0);
+	CHECK(n == 3 && vs_poll_nfs(&vs, 0) == 3); /* its returns go on to NF 1: listed too */
+	vs_flush(&vs);
+	CHECK(vs.n_awake == 2);
+	play_nf(1, 0);
+	vs.nfs[0].slot->sleeping = 1;
+	vs.nfs[1].slot->sleeping = 1;
+	CHECK(vs_poll_nfs(&vs, 0) == 3); /* NF 1's returns are read although it sleeps now */
+	vs_flush(&vs);
+	CHECK(vs_poll_nfs(&vs, 0) == 0 && vs.n_awake == 0); /* both asleep, nothing back */
+	/* NF 0 wakes by itself and hands something back: only a sweep sees it */
+	vs.nfs[0].slot->sleeping = 0;
+	n = rte_pktmbuf_alloc_bulk(pool, pkts, 2) == 0 ? 2 : 0;
+	CHECK(n == 2);
+	nfvp_meta(pkts[0])->chain = nfvp_meta(pkts[1])->chain = 0;
+	nfvp_meta(pkts[0])->hop = nfvp_meta(pkts[1])->hop = 1; /* on out of the chain */
+	nfvp_meta(pkts[0])->verdict = nfvp_meta(pkts[1])->verdict = NFVP_PASS;
+	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, 2, NULL);
+	CHECK(vs_poll_nfs(&vs, 0) == 0);
+	vs.now_tsc = vs.next_sweep_tsc;
+	CHECK(vs_poll_nfs(&vs, 0) == 2);
+	vs_flush(&vs);
+	CHECK(vs.next_sweep_tsc > vs.now_tsc);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
 /* NF cycle histograms: exact below 256, then bins about 3 % wide whose middles are within 1.6 %
  * of every value in them, in order, up to 65535; everything above in the last bin. */
 static void
@@ -306,6 +390,8 @@ main(int argc, char **argv)
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_DOUBLE_BUFFER);
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_SHARED_RING);
 	test_semaphore_wakes_on_batch_or_age();
+	test_aging_timeout_grows_with_the_nfs_waiting();
+	test_returns_are_polled_only_where_they_can_be();
 	test_cycle_bins_cover_the_range_in_order();
 	printf("%d passed, %d failed\n", passed, failed);
 	rte_eal_cleanup();

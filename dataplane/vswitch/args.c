@@ -44,6 +44,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		{ "iso-bufs", required_argument, NULL, 'i' },
 		{ "wake-batch", required_argument, NULL, 'w' },
 		{ "wake-timeout-us", required_argument, NULL, 't' },
+		{ "wake-budget-pct", required_argument, NULL, 'B' },
 		{ "nf-wait-ms", required_argument, NULL, 'W' },
 		{ "drain-ms", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
@@ -61,8 +62,9 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		.pool_mbufs = 32767,
 		.max_nfs = 2048,
 		.iso_bufs = 1024,
-		.wake_batch = 32,
-		.wake_timeout_us = 100,
+		.wake_batch = NFVP_WAKE_BATCH,
+		.wake_timeout_us = NFVP_WAKE_TIMEOUT_US,
+		.wake_budget_pct = NFVP_WAKE_BUDGET_PCT,
 		.nf_wait_ms = 100,
 		.drain_ms = 500,
 	};
@@ -141,6 +143,10 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		case 't':
 			rc = parse_uint("--wake-timeout-us", optarg, 1, 10000000, &v);
 			cfg->wake_timeout_us = v;
+			break;
+		case 'B':
+			rc = parse_uint("--wake-budget-pct", optarg, 0, 100, &v);
+			cfg->wake_budget_pct = v;
 			break;
 		case 'W':
 			rc = parse_uint("--nf-wait-ms", optarg, 1, 60000, &v);

@@ -68,15 +68,6 @@ to_port(struct vswitch *vs, uint16_t port, struct rte_mbuf *m)
 		port_flush(vs, p);
 }
 
-static void
-wake(struct vs_nf *nf)
-{
-	nf->slot->sleeping = 0;
-	sem_post(&nf->slot->sem);
-	nf->wakeups++;
-	nf->pending_since = 0;
-}
-
 /* n packets meant for nf, dropped because its ring (or, isolated, its buffers) was full */
 static inline void
 drop_full(struct vswitch *vs, struct vs_nf *nf, unsigned int n)
@@ -115,20 +106,8 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 	drop_full(vs, nf, pd->n - k);
 	pd->n = 0;
 	pd->listed = 0;
-	if (k > 0 && (vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED)) {
-		rte_smp_mb(); /* the enqueue before the look at sleeping; nflib mirrors it */
-		if (!nf->slot->sleeping)
-			return n;
-		if (rte_ring_count(nf->to_nf) >= vs->cfg.wake_batch) {
-			wake(nf);
-		} else if (nf->pending_since == 0) {
-			nf->pending_since = rte_rdtsc();
-			if (!nf->aging_listed) {
-				nf->aging_listed = 1;
-				vs->aging[vs->n_aging++] = nf->slot->id;
-			}
-		}
-	}
+	if (k > 0 && vs_blocking(vs))
+		vs_announce(vs, nf); /* wake.c */
 	return n;
 }
 
@@ -311,8 +290,27 @@ iso_returned(struct vswitch *vs, struct vs_nf *nf)
 	return n;
 }
 
+/* What one NF returned (up to a burst), on to its next hop; how many. */
+static unsigned int
+poll_nf(struct vswitch *vs, struct vs_nf *nf)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int j, n;
+
+	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
+		n = iso_returned(vs, nf);
+	} else {
+		n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
+		for (j = 0; j < n; j++)
+			returned(vs, pkts[j]);
+	}
+	if (n > 0)
+		vs->nf_hist[n]++;
+	return n;
+}
+
 unsigned int
-vs_poll_nfs(struct vswitch *vs)
+vs_poll_nfs(struct vswitch *vs, int all)
 {
 	struct rte_mbuf *pkts[NFVP_BURST];
 	unsigned int i, j, n, total = 0;
@@ -328,19 +326,29 @@ vs_poll_nfs(struct vswitch *vs)
 		} while (n == NFVP_BURST && total < 8 * NFVP_BURST);
 		return total;
 	}
-	for (i = 0; i < vs->n_active; i++) {
-		struct vs_nf *nf = &vs->nfs[vs->active[i]];
+	if (!vs_blocking(vs) || all) {
+		for (i = 0; i < vs->n_active; i++)
+			total += poll_nf(vs, &vs->nfs[vs->active[i]]);
+		return total;
+	}
+	vs_awake_scan(vs, vs->now_tsc);
+	i = 0;
+	while (i < vs->n_awake) { /* the list may grow meanwhile: a return can start a flush */
+		struct vs_nf *nf = &vs->nfs[vs->awake[i]];
+		int asleep;
 
-		if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
-			n = iso_returned(vs, nf);
-		} else {
-			n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
-			for (j = 0; j < n; j++)
-				returned(vs, pkts[j]);
+		if (!nf->alive) {
+			vs_awake_drop(vs, i);
+			continue;
 		}
-		if (n > 0)
-			vs->nf_hist[n]++;
+		asleep = nf->slot->sleeping;
+		rte_smp_rmb(); /* asleep seen before the ring is read: it returned all it will */
+		n = poll_nf(vs, nf);
 		total += n;
+		if (n == 0 && asleep)
+			vs_awake_drop(vs, i);
+		else
+			i++;
 	}
 	return total;
 }
@@ -356,32 +364,6 @@ vs_flush(struct vswitch *vs)
 	for (i = 0; i < vs->n_ports; i++)
 		n += port_flush(vs, &vs->ports[i]);
 	return n;
-}
-
-/* Semaphore aging: wake a sleeping NF whose oldest waiting packet is older than the timeout. */
-void
-vs_age(struct vswitch *vs, uint64_t now)
-{
-	uint64_t limit = vs->cfg.wake_timeout_us * vs->hz / 1000000;
-	unsigned int i = 0;
-
-	while (i < vs->n_aging) {
-		struct vs_nf *nf = &vs->nfs[vs->aging[i]];
-		int done = !nf->alive || nf->pending_since == 0 || rte_ring_count(nf->to_nf) == 0 ||
-			   !nf->slot->sleeping;
-
-		if (!done && now - nf->pending_since >= limit) {
-			wake(nf);
-			done = 1;
-		}
-		if (done) {
-			nf->pending_since = 0;
-			nf->aging_listed = 0;
-			vs->aging[i] = vs->aging[--vs->n_aging];
-		} else {
-			i++;
-		}
-	}
 }
 
 struct reclaim {
@@ -434,7 +416,7 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 		}
 	} else {
 		if (vs->shared != NULL) {
-			while (vs_poll_nfs(vs) > 0)
+			while (vs_poll_nfs(vs, 1) > 0)
 				;
 		} else {
 			while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
@@ -472,7 +454,7 @@ vs_nfs_stop(struct vswitch *vs)
 		sem_post(&nf->slot->sem);
 	}
 	vs_flush(vs);
-	while (vs_poll_nfs(vs) > 0) /* an NF still finishing a burst: its late returns go on too */
+	while (vs_poll_nfs(vs, 1) > 0) /* an NF still finishing a burst: its late returns go on too */
 		;
 	vs_flush(vs);
 	if (vs->cfg.arch != NFVP_ARCH_ISOLATED) {

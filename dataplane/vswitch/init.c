@@ -195,8 +195,10 @@ vs_init(struct vswitch *vs)
 	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
 	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));
 	vs->aging = calloc(vs->cfg.max_nfs, sizeof(*vs->aging));
+	vs->awake = calloc(vs->cfg.max_nfs, sizeof(*vs->awake));
 	vs->services = calloc(NFVP_MAX_SERVICES, sizeof(*vs->services));
-	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging || !vs->services)
+	if (!vs->chains || !vs->nfs || !vs->active || !vs->dirty || !vs->aging || !vs->awake ||
+	    !vs->services)
 		return -ENOMEM;
 	rc = tables_create(vs);
 	/* EAL's --vdev ports first (they exist already), then the ring ports for nfvp-gen */

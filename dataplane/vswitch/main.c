@@ -44,7 +44,7 @@ static void
 loop(struct vswitch *vs)
 {
 	uint64_t ctl_every = vs->hz / 5000; /* the control socket every 200 µs */
-	int sems = vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED;
+	int sems = vs_blocking(vs);
 	uint64_t stall = vs->hz / 1000000 * NFVP_STALL_GAP_US;
 	uint64_t now = rte_rdtsc(), prev = now;
 	int idle = 0;
@@ -69,7 +69,7 @@ loop(struct vswitch *vs)
 		vs->now_tsc = now;
 		rx = vs_poll_ports(vs, vs->rx_enabled);
 		t_rx = rte_rdtsc();
-		nf = vs_poll_nfs(vs);
+		nf = vs_poll_nfs(vs, 0);
 		t_nf = rte_rdtsc();
 		flushed = vs_flush(vs);
 		t_flush = rte_rdtsc();
@@ -126,7 +126,7 @@ drain(struct vswitch *vs)
 	unsigned int i;
 
 	while (vs_in_flight(vs) > 0 && rte_rdtsc() < end) {
-		vs_poll_nfs(vs);
+		vs_poll_nfs(vs, 1);
 		vs_flush(vs);
 		vs_age(vs, 0);
 		for (i = 0; i < vs->n_active; i++) /* wake every sleeper: the aging is over */

@@ -132,6 +132,22 @@ stalls_json(FILE *f, const struct vswitch *vs)
 	fprintf(f, "]}");
 }
 
+/* Blocking NFs: wake-ups by count and by age, the aging timeout they came at (mean), and
+ * what a post cost the vSwitch (mean). */
+static void
+wakes_json(FILE *f, const struct vswitch *vs)
+{
+	const struct vs_wakes *w = &vs->wakes;
+	uint64_t posts = w->by_count + w->by_age;
+
+	fprintf(f, "\"wakes\": {\"by_count\": %" PRIu64 ", \"by_age\": %" PRIu64 ", "
+		"\"batch\": %u, \"timeout_floor_us\": %" PRIu64 ", \"budget_pct\": %u, "
+		"\"timeout_mean_us\": %.1f, \"post_us_mean\": %.3f}", w->by_count, w->by_age,
+		vs->cfg.wake_batch, vs->cfg.wake_timeout_us, vs->cfg.wake_budget_pct,
+		w->by_age ? w->timeout_sum_us / (double)w->by_age : 0.0,
+		posts ? (double)w->post_cycles / (double)posts * 1e6 / vs->hz : 0.0);
+}
+
 static int
 write_json(const struct vswitch *vs, FILE *f)
 {
@@ -158,6 +174,8 @@ write_json(const struct vswitch *vs, FILE *f)
 	stages_json(f, vs);
 	fprintf(f, ", ");
 	stalls_json(f, vs);
+	fprintf(f, ", ");
+	wakes_json(f, vs);
 	fprintf(f, ", \"ports\": [");
 	for (i = 0; i < vs->n_ports; i++) {
 		const struct vs_port *p = &vs->ports[i];

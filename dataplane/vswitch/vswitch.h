@@ -16,6 +16,7 @@
 #include "nfvp_shm.h"
 
 #define VS_HIST 33 /* burst sizes 0..32 */
+#define VS_SWEEP_US 1000 /* blocking NFs: every NF's returns looked at, at least this often */
 /* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
 #define VS_LAT_SUB_BITS 2
 #define VS_LAT_BINS NFVP_HIST_BINS(VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)
@@ -34,10 +35,27 @@ struct vs_config {
 	unsigned int pool_mbufs;
 	unsigned int max_nfs;
 	unsigned int iso_bufs;       /* private buffers per NF, isolated */
-	unsigned int wake_batch;     /* semaphore: post when this many packets wait */
-	uint64_t wake_timeout_us;    /* semaphore: aging, post anyway after this long */
+	unsigned int wake_batch;     /* blocking NFs: post when this many packets wait */
+	uint64_t wake_timeout_us;    /* blocking NFs: aging, post anyway after this long (at least) */
+	unsigned int wake_budget_pct; /* and longer while wake-ups would take more of our time */
 	uint64_t nf_wait_ms;         /* an NF's own bound on one wait */
 	uint64_t drain_ms;
+};
+
+/* An NF waiting in the aging queue, and the TSC its oldest unannounced packet came at. */
+struct vs_aging {
+	uint16_t id;
+	uint64_t since;
+};
+
+/* How the vSwitch woke blocking NFs: by count, by age (and the timeout then in force), and what
+ * its posts cost, timed as they ran. */
+struct vs_wakes {
+	uint64_t by_count;
+	uint64_t by_age;
+	uint64_t post_cycles;    /* sum over posts */
+	double timeout_sum_us;   /* the aging timeout at each wake by age */
+	double post_ewma;        /* cycles a post, recent */
 };
 
 /* Packets bound for one NF in this loop iteration, flushed together. */
@@ -66,9 +84,10 @@ struct vs_nf {
 	uint32_t *free_idx;
 	uint32_t n_free;
 	struct rte_mbuf **held;
-	/* semaphore */
+	/* blocking NFs (semaphore, isolated) */
 	uint64_t pending_since; /* TSC of the oldest packet not yet announced; 0: none */
 	int aging_listed;       /* in vs->aging (at most once) */
+	int awake_listed;       /* in vs->awake: polled for returns each loop */
 	uint64_t wakeups;
 	/* what the vSwitch counted */
 	uint64_t sent;
@@ -185,8 +204,17 @@ struct vswitch {
 	unsigned int n_active;
 	uint16_t *dirty;              /* NFs with pending packets this iteration */
 	unsigned int n_dirty;
-	uint16_t *aging;              /* semaphore: NFs with unannounced packets */
+	/* blocking NFs: a FIFO of NFs with unannounced packets, oldest first (an NF whose packets
+	 * were announced meanwhile leaves when it reaches the head), and the NFs that may have
+	 * returns: those given packets or woken since they were last seen asleep with nothing
+	 * to return (a sweep of every NF, every VS_SWEEP_US, finds one that woke by itself) */
+	struct vs_aging *aging;
+	unsigned int aging_head;
 	unsigned int n_aging;
+	uint16_t *awake;
+	unsigned int n_awake;
+	uint64_t next_sweep_tsc;
+	struct vs_wakes wakes;
 	struct rte_ring *shared;      /* shared-ring: every NF -> vSwitch */
 	/* control */
 	int listen_fd;
@@ -222,9 +250,19 @@ void vs_ctl_close(struct vswitch *vs);
 void vs_dispatch(struct vswitch *vs, struct rte_mbuf *m, const uint8_t *src);
 /* Each returns how many packets it moved: received, taken back, handed to rings and ports. */
 unsigned int vs_poll_ports(struct vswitch *vs, int rx);
-unsigned int vs_poll_nfs(struct vswitch *vs);
+unsigned int vs_poll_nfs(struct vswitch *vs, int all); /* all: every NF, not only the awake */
 unsigned int vs_flush(struct vswitch *vs);
 void vs_age(struct vswitch *vs, uint64_t now);
+/* wake.c */
+void vs_awake_add(struct vswitch *vs, struct vs_nf *nf);
+void vs_announce(struct vswitch *vs, struct vs_nf *nf);
+unsigned int vs_awake_scan(struct vswitch *vs, uint64_t now);
+void vs_awake_drop(struct vswitch *vs, unsigned int i);
+static inline int
+vs_blocking(const struct vswitch *vs)
+{
+	return vs->cfg.arch == NFVP_ARCH_SEMAPHORE || vs->cfg.arch == NFVP_ARCH_ISOLATED;
+}
 void vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf);
 /* The end of a run: stop every NF, free what they hold; returns how many packets that was. */
 uint64_t vs_nfs_stop(struct vswitch *vs);

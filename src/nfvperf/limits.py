@@ -40,6 +40,12 @@ STALLS_KEPT = 4096
 #: --src-mac-count, --vlan-count (QinQ tag pairs: 4094 x 4094)
 GEN_MAX_SWEEP = 16777216
 GEN_MAX_VLANS = 16760836
+#: blocking NFs: wake a sleeping NF when this many packets wait, or the oldest has waited the
+#: aging timeout (µs at least; longer while wake-ups would take over WAKE_BUDGET_PCT % of the
+#: vSwitch's time)
+WAKE_BATCH = 32
+WAKE_TIMEOUT_US = 100
+WAKE_BUDGET_PCT = 20
 #: services: chain steps served by parallel instances of one NF
 MAX_SERVICES = 64
 MAX_INSTANCES = 16

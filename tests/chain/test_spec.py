@@ -82,3 +82,18 @@ def test_integer_weights_keep_proportions_and_every_positive_weight(weights):
     top = max(weights)
     for w, i in zip(weights, ints):
         assert i == pytest.approx(w / top * limits.WEIGHT_MAX, abs=1.0) or i == 1
+
+
+def test_a_chain_file_says_how_blocking_nfs_are_woken(tmp_path):
+    """``wake`` takes the vSwitch's defaults (nfvp_limits.h) and becomes its options."""
+    assert chain().wake.vswitch_args() == [
+        "--wake-batch", str(limits.WAKE_BATCH), "--wake-timeout-us", str(limits.WAKE_TIMEOUT_US),
+        "--wake-budget-pct", str(limits.WAKE_BUDGET_PCT)]
+    assert chain(wake={"batch": 8}).wake.vswitch_args()[:2] == ["--wake-batch", "8"]
+    bad = tmp_path / "c.yaml"
+    bad.write_text("services: [{nf: nat}]\nwake: {batch: 8, timeout_us: 0}\n")
+    with pytest.raises(InputError, match=r"c\.yaml:2: wake\.timeout_us: expected a number ≥ 1"):
+        load_chain(bad)
+    bad.write_text("services: [{nf: nat}]\nwake: {sleep: 1}\n")
+    with pytest.raises(InputError, match=r"wake\.sleep: expected one of the fields batch"):
+        load_chain(bad)

@@ -50,6 +50,10 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
      '"nowhere.yaml"'),
     (["estimate", "bng@paper", "-p", "no-such-platform"], '--platform: expected a packaged platform '
      '(xeon-e5-2690v2, xeon-e5-2690v2-bng, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
+    (["dataplane", "run", "--rate-mpps", "1", "--wake-budget-pct", "101"],
+     "--wake-budget-pct: expected a number ≤ 100, found 101"),
+    (["chain", "run", "examples/chains/nat-ids.yaml", "--wake-batch", "0"],
+     "--wake-batch: expected a number ≥ 1, found 0"),
 ])
 def test_bad_command_line_values(cli, args, message):
     code, out, err = cli(*args)

@@ -37,6 +37,9 @@ def test_chains_cover_every_nf_and_wrap():
     ({"nf": "nat"}, "nf"),
     ({"duration_s": 0}, "duration_s"),
     ({"nf_cpu": 4096}, "nf_cpu"),
+    ({"wake_batch": 0}, "wake_batch"),
+    ({"wake_timeout_us": 0}, "wake_timeout_us"),
+    ({"wake_budget_pct": 101}, "wake_budget_pct"),
 ])
 def test_bad_configuration_names_the_parameter(kw, field):
     """The library speaks of its parameters; only the command line speaks of options."""
@@ -53,7 +56,8 @@ def _reports(received=91, tx_dropped=3, ring_full=5, nf=1, in_flight=1):
                       "nf_absent": 0, "nf_dead": 0, "in_flight_at_stop": in_flight},
           "pool": {"size": 1024, "free": 1024}, "rx_batch_hist": [5, 2] + [0] * 30 + [1],
           "nf_batch_hist": [0] * 32 + [4], "loops": 10,
-          "per_nf": [{"name": "nf0", "rx": 10}, {"name": "nf1", "rx": 9}]}
+          "per_nf": [{"name": "nf0", "rx": 10, "wakeups": 4},
+                     {"name": "nf1", "rx": 9, "wakeups": 0}]}
     return vs, gen
 
 
@@ -69,6 +73,8 @@ def test_merge_checks_conservation_and_converts_units():
     assert r["dropped"]["port_rx"] == 3 and r["pool"]["all_returned"]
     assert r["vswitch"]["rx_batch_mean"] == pytest.approx((2 * 1 + 32) / 3)
     assert [n["cpu_share"] for n in r["per_nf"]] == [0.5, None]
+    assert [n["batch_per_wakeup"] for n in r["per_nf"]] == [2.5, None]
+    assert r["per_nf"][0]["wakeups_per_packet"] == pytest.approx(0.4)
     vs, gen = _reports(received=90)
     assert not merge(cfg, vs, gen, [None, None])["conservation"]["balanced"]
 

@@ -143,3 +143,29 @@ def test_isolated_nfs_map_only_their_own_buffers(dataplane):
         s.add_nfs("signature", ["p"])
         assert _shared_maps(s.nfs["p"].pid) == {"nfvp_arena"}
         s.close()
+
+
+@pytest.mark.parametrize("arch", ["semaphore", "isolated"])
+def test_blocking_nfs_sleep_when_idle_and_account_for_every_wake(dataplane, arch):
+    """Many blocking NFs: with no traffic each sleeps (a few polls in all, none spent spinning);
+    under traffic every packet is accounted for, every mbuf comes back, and the vSwitch's
+    wake-ups by count and by age are the NFs' wake-ups."""
+    from nfvperf.wake import Wake
+
+    names = [f"n{i}" for i in range(48)]
+    with Session(arch, max_nfs=64, wake=Wake(batch=8, timeout_us=200, budget_pct=5)) as s:
+        s.add_nfs("forward", names)
+        for c in range(len(names) // 2):
+            s.set_chain(c, names[2 * c:2 * c + 2])
+        time.sleep(0.3)
+        idle = {n["name"]: n["idle_polls"] for n in s.stats()["per_nf"]}
+        gen = _traffic(s, len(names) // 2, rate_pps=200_000, duration_s=0.5)
+        vs = s.close()
+    # each NF looked a few times (start, a look after a turn, its own bound on a wait: 100 ms)
+    assert max(idle.values()) <= 20, idle
+    assert vs["pool"]["free"] == vs["pool"]["size"]
+    assert _balanced(gen, vs), (gen, vs["dropped"])
+    w = vs["wakes"]
+    assert w["by_count"] + w["by_age"] == sum(n["wakeups"] for n in vs["per_nf"]) > 0
+    assert (w["batch"], w["timeout_floor_us"], w["budget_pct"]) == (8, 200, 5)
+    assert w["by_age"] == 0 or w["timeout_mean_us"] >= 200

@@ -12,6 +12,7 @@ planner sizes it. A chain file (YAML)::
     scale:                                # instance changes while the traffic runs
       - {at_s: 0.5, service: 0, instances: 3}
     targets: {loss: 1.0e-5, latency_p99_us: 500}
+    wake: {batch: 32, timeout_us: 100}    # blocking NFs on the data plane (nfvperf.wake)
 
 ``nf`` names an NF of the catalogue (``nfvperf.nfs``); a chain that is only predicted (the
 planner, the simulator) may also name an EO model (``bng@paper``, a file). How the simulator
@@ -32,6 +33,7 @@ from nfvperf.chain.headers import Headers
 from nfvperf.chain.policies import POLICIES, weights_problem
 from nfvperf.errors import InputError
 from nfvperf.files import FileModel
+from nfvperf.wake import Wake
 
 #: the fields of a service, chain or file that moved to the simulator's options
 SIMULATOR_FIELDS = frozenset({"model", "cycles_per_packet", "cores", "threads",
@@ -170,6 +172,8 @@ class ChainSpec(_Checked):
                              "writes in the headers: address sweeps, encapsulation")
     scale: list[ScaleEvent] = Field(default_factory=list)
     targets: Targets = Field(default_factory=Targets)
+    wake: Wake = Field(default_factory=Wake, description="how the data plane's vSwitch wakes "
+                       "blocking NFs (the semaphore and isolated architectures)")
 
     def passes(self, i: int) -> float:
         """The share of its packets service ``i``'s NF hands on (the rest it drops by design:

@@ -10,8 +10,9 @@ import typer
 
 from nfvperf.cli.common import (DEFAULT_PLATFORM, App, ArchOpt, DurationOpt, FlowsOpt, Format,
                                 FormatOpt, GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, QuietOpt,
-                                RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, app, emit, set_quiet,
-                                stages, write_file)
+                                RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, WakeBatchOpt,
+                                WakeBudgetOpt, WakeTimeoutOpt, app, emit, set_quiet, stages,
+                                wake_given, write_file)
 
 chain_app = App(help="Chains of services with parallel NF instances: predict one "
                 "(simulate), measure it on the data plane (run), or both side by side "
@@ -95,6 +96,9 @@ def chain_run(
     vswitch_cpu: VswitchCpuOpt = 0,
     nf_cpu: NfCpuOpt = 1,
     gen_cpu: GenCpuOpt = 1,
+    wake_batch: WakeBatchOpt = None,
+    wake_timeout_us: WakeTimeoutOpt = None,
+    wake_budget_pct: WakeBudgetOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
@@ -108,6 +112,7 @@ def chain_run(
     set_quiet(quiet)
     spec = load_chain(chain, runnable=True)
     spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
+    spec = with_wake(spec, wake_given(wake_batch, wake_timeout_us, wake_budget_pct))
     with stages() as say:
         result = run_chain(spec, arch=arch, default=default, duration_s=duration,
                            vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
@@ -187,6 +192,26 @@ def with_traffic(spec, packet_size: int, rate_mpps: float | None, rate_gbps: flo
     if rate_mpps is not None:
         return spec.at_rate(default.pps), default
     return spec.at_rate(rate_gbps * 1e9 * spec.pps / spec.wire_bps), default
+
+
+def with_wake(spec, given: dict):
+    """The chain with the command line's wake-up options over its file's ``wake``; errors
+    name the options (``wake_batch`` -> --wake-batch)."""
+    from pydantic import ValidationError
+
+    from nfvperf.errors import InputError
+    from nfvperf.files import expected_of
+    from nfvperf.wake import Wake
+
+    if not given:
+        return spec
+    try:
+        wake = Wake(**{**spec.wake.model_dump(), **given})
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        raise InputError(expected_of(Wake, err), err.get("input"),
+                         field=f"wake_{err['loc'][0]}") from None
+    return spec.model_copy(update={"wake": wake})
 
 
 def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from nfvperf import limits
+
 
 class App(typer.Typer):
     """A Typer app whose verbs speak of their options: a library error that names a parameter
@@ -109,6 +111,23 @@ DurationOpt = Annotated[float, typer.Option("--duration", help="Seconds of traff
 VswitchCpuOpt = Annotated[int, typer.Option("--vswitch-cpu", help="The vSwitch's CPU.")]
 NfCpuOpt = Annotated[int, typer.Option("--nf-cpu", help="The CPU the NFs share.")]
 GenCpuOpt = Annotated[int, typer.Option("--gen-cpu", help="The generator's CPU.")]
+# how the vSwitch wakes blocking NFs (semaphore, isolated): nfvperf.wake.Wake
+WakeBatchOpt = Annotated[Optional[int], typer.Option(
+    "--wake-batch", help="Blocking NFs: post a sleeping NF when this many packets wait "
+    f"(default {limits.WAKE_BATCH}).", show_default=False)]
+WakeTimeoutOpt = Annotated[Optional[int], typer.Option(
+    "--wake-timeout-us", help="Blocking NFs: the shortest aging timeout, µs (default "
+    f"{limits.WAKE_TIMEOUT_US}).", show_default=False)]
+WakeBudgetOpt = Annotated[Optional[int], typer.Option(
+    "--wake-budget-pct", help="Blocking NFs: the share of the vSwitch's time wake-ups by age "
+    f"may take; the timeout grows to keep them in it (0: never; default "
+    f"{limits.WAKE_BUDGET_PCT}).", show_default=False)]
+
+
+def wake_given(batch: int | None, timeout_us: int | None, budget_pct: int | None) -> dict:
+    """The wake-up options given on the command line, as ``Wake``'s fields."""
+    given = {"batch": batch, "timeout_us": timeout_us, "budget_pct": budget_pct}
+    return {k: v for k, v in given.items() if v is not None}
 
 #: a library parameter -> the option that sets it, where their names differ; the others are
 #: spelled alike ("flows" -> "--flows", "packet_size" -> "--packet-size")

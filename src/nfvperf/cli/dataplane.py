@@ -9,8 +9,9 @@ import typer
 
 from nfvperf.cli.common import (App, ArchOpt, DurationOpt, FlowsOpt, Format, FormatOpt,
                                 GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, PlotOpt, QuietOpt,
-                                RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, app, emit, renamed,
-                                save_plot, set_quiet, stages)
+                                RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, WakeBatchOpt,
+                                WakeBudgetOpt, WakeTimeoutOpt, app, emit, renamed, save_plot,
+                                set_quiet, stages, wake_given)
 
 dataplane_app = App(help="The DPDK data plane (Cerrato et al.): build it, run it.",
                             no_args_is_help=True)
@@ -43,6 +44,9 @@ def dataplane_run(
     vswitch_cpu: VswitchCpuOpt = 0,
     nf_cpu: NfCpuOpt = 1,
     gen_cpu: GenCpuOpt = 1,
+    wake_batch: WakeBatchOpt = None,
+    wake_timeout_us: WakeTimeoutOpt = None,
+    wake_budget_pct: WakeBudgetOpt = None,
     chain: Annotated[Optional[Path], typer.Option(
         "--chain", help="Spelling of earlier releases for `nfvperf chain run FILE`.",
         hidden=True)] = None,
@@ -60,11 +64,14 @@ def dataplane_run(
 
         renamed("dataplane run --chain FILE", "chain run FILE")
         chain_run(chain, arch, packet_size, rate_mpps, rate_gbps, flows, duration, vswitch_cpu,
-                  nf_cpu, gen_cpu, fmt, out, quiet)
+                  nf_cpu, gen_cpu, wake_batch, wake_timeout_us, wake_budget_pct, fmt, out,
+                  quiet)
         return
+    wake = wake_given(wake_batch, wake_timeout_us, wake_budget_pct)
     cfg = RunConfig(arch=arch, nfs=nfs, chain_length=chain_length, packet_size=packet_size,
                     rate_mpps=rate_mpps, rate_gbps=rate_gbps, flows=flows, duration_s=duration,
-                    nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu)
+                    nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
+                    **{f"wake_{k}": v for k, v in wake.items()})
     with stages() as say:                        # run() validates cfg before it starts anything
         result = run(cfg, progress=say)
     row = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
@@ -84,6 +91,9 @@ def dataplane_sweep(
     rate_mpps: Annotated[float, typer.Option("--rate-mpps", help="Offered rate.")] = 1.0,
     duration: Annotated[float, typer.Option("--duration", help="Seconds per run.")] = 1.0,
     nf: Annotated[str, typer.Option("--nf")] = "signature",
+    wake_batch: WakeBatchOpt = None,
+    wake_timeout_us: WakeTimeoutOpt = None,
+    wake_budget_pct: WakeBudgetOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     plot: PlotOpt = None,
@@ -96,8 +106,9 @@ def dataplane_sweep(
     from nfvperf.dataplane.views import sweep_table
 
     set_quiet(quiet)
+    wake = wake_given(wake_batch, wake_timeout_us, wake_budget_pct)
     base = RunConfig(chain_length=chain_length, packet_size=packet_size, rate_mpps=rate_mpps,
-                     duration_s=duration, nf=nf)
+                     duration_s=duration, nf=nf, **{f"wake_{k}": v for k, v in wake.items()})
     with stages() as say:
         rows = sweep(base, parse_list(arch, "--arch"), parse_list(nfs, "--nfs", int), say)
     title = (f"{nf} NFs in chains of {chain_length}, {packet_size} B at {rate_mpps:g} Mpps "

@@ -37,7 +37,7 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
     need_binaries("vswitch", "gen", *{f"nf-{s.nf}" for s in spec.services})
     total = sum(spec.most_instances(i) for i in range(len(spec.services)))
     events: list[ScaleResult] = []
-    with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total)) as s:
+    with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total), wake=spec.wake) as s:
         for i, svc in enumerate(spec.services):
             names = [instance_name(i, svc.nf, k) for k in range(spec.most_instances(i))]
             # an NF that picks its packets' port sends them out of the chain's

@@ -14,10 +14,14 @@ import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from pydantic import ValidationError
+
 from nfvperf import limits, units
 from nfvperf.dataplane.build import ARCHS, RUN_NFS
 from nfvperf.dataplane.session import Session, cpu_seconds, need_binaries, chain_mac
 from nfvperf.errors import InputError
+from nfvperf.files import expected_of
+from nfvperf.wake import Wake, per_wake
 
 
 
@@ -37,8 +41,15 @@ class RunConfig:
     vswitch_cpu: int = 0
     nf_cpu: int = 1
     gen_cpu: int = 1
-    wake_batch: int = 32
-    wake_timeout_us: int = 100
+    wake_batch: int = limits.WAKE_BATCH
+    wake_timeout_us: int = limits.WAKE_TIMEOUT_US
+    wake_budget_pct: int = limits.WAKE_BUDGET_PCT
+
+    @property
+    def wake(self) -> Wake:
+        """The wake-up policy of blocking NFs (checked as the chain files' ``wake``)."""
+        return Wake(batch=self.wake_batch, timeout_us=self.wake_timeout_us,
+                    budget_pct=self.wake_budget_pct)
 
     def validate(self) -> None:
         """Raise InputError naming the first bad parameter (as this class names it)."""
@@ -65,6 +76,12 @@ class RunConfig:
             raise InputError("a rate > 0", rate, field=field)
         if not 1 <= self.flows <= limits.MAX_FLOWS:
             raise InputError(f"1..{limits.MAX_FLOWS} flows", self.flows, field="flows")
+        try:
+            self.wake
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            raise InputError(expected_of(Wake, err), err.get("input"),
+                             field=f"wake_{err['loc'][0]}") from None
 
     @property
     def rate_pps(self) -> float:
@@ -106,7 +123,7 @@ def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None)
     names = [f"nf{i}" for i in range(cfg.nfs)]
     chains = cfg.chains
     with Session(cfg.arch, vswitch_cpu=cfg.vswitch_cpu, max_nfs=max(cfg.nfs, 16),
-                 wake_batch=cfg.wake_batch, wake_timeout_us=cfg.wake_timeout_us) as s:
+                 wake=cfg.wake) as s:
         s.add_nfs(cfg.nf, names, cpu=cfg.nf_cpu, progress=progress)
         for c, members in enumerate(chains):
             s.set_chain(c, [names[i] for i in members])
@@ -175,7 +192,7 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
     offered = gen["sent"] + gen["tx_dropped"]
     accounted = gen["received"] + sum(dropped.values()) + in_flight
     lat = gen["latency_ns"]
-    per_nf = [{**nf, "cpu_share": share}
+    per_nf = [{**nf, **per_wake(nf["rx"], nf["wakeups"]), "cpu_share": share}
               for nf, share in zip(vs["per_nf"], cpu_shares, strict=True)]
     return {
         **{k: v for k, v in asdict(cfg).items() if k not in ("rate_mpps", "rate_gbps")},
@@ -197,7 +214,8 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
         "vswitch": {"rx_batch_mean": _mean_batch(vs["rx_batch_hist"], skip_zero=True),
                     "nf_batch_mean": _mean_batch(vs["nf_batch_hist"], skip_zero=True),
                     "rx_batch_hist": vs["rx_batch_hist"], "nf_batch_hist": vs["nf_batch_hist"],
-                    "loops": vs["loops"], "stalls": stalls_of(vs, gen)},
+                    "loops": vs["loops"], "stalls": stalls_of(vs, gen),
+                    "wakes": vs.get("wakes")},
         "per_nf": per_nf,
     }
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from nfvperf.dataplane.build import HUGEPAGES, binaries, hugepages
 from nfvperf.dataplane.watch import at_traffic_edge
+from nfvperf.wake import Wake
 from nfvperf.errors import RuntimeFailure
 
 
@@ -135,7 +136,7 @@ class Session:
     """
 
     def __init__(self, arch: str, *, vswitch_cpu: int = 0, max_nfs: int = 64,
-                 wake_batch: int = 32, wake_timeout_us: int = 100,
+                 wake: Wake | None = None,
                  vdevs: tuple[str, ...] = (), ring_ports: int = 2, rx_ports: int = 0,
                  rx_hold: bool = False) -> None:
         self.bins = need_binaries("vswitch")
@@ -158,8 +159,8 @@ class Session:
              *vdev_args, "--", "--ring-ports", str(ring_ports), "--rx-ports", str(rx_ports),
              *(["--rx-hold"] if rx_hold else []),
              "--arch", arch, "--ctl", str(self.ctl_path), "--stats-out",
-             str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs), "--wake-batch",
-             str(wake_batch), "--wake-timeout-us", str(wake_timeout_us)],
+             str(self.tmp / "vswitch.json"), "--max-nfs", str(max_nfs),
+             *(wake or Wake()).vswitch_args()],
             stdout=subprocess.DEVNULL, stderr=self._log("vswitch.err"))
         try:
             self._wait_for("control socket", self._connect, 30)

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* wake.c: blocking NFs (semaphore, isolated): when the vSwitch wakes a sleeping NF, and which
+ * NFs it looks at for returns.
+ *
+ * A wake-up is a futex post and two context switches; it costs far more than the packets it
+ * announces when an NF sees a few packets a millisecond (a thousand NFs at 1 Mpps). So:
+ * - an NF is posted only when it is asleep and has work: when NFVP_WAKE_BATCH packets wait, or
+ *   when the oldest has waited the aging timeout;
+ * - the aging timeout is --wake-timeout-us at least, and longer while the NFs waiting, each
+ *   woken once a timeout, would take more than --wake-budget-pct of the vSwitch's time at the
+ *   measured cost of a post: with many NFs each waits longer and takes a larger batch;
+ * - the aging queue is a FIFO in the order packets began to wait, so each loop looks only at
+ *   the NFs whose timeout has come (and one more), never at every NF;
+ * - the poll for returns looks only at NFs that may have some: those given packets or woken
+ *   since they were last seen asleep with nothing to return. An NF that wakes by itself (its
+ *   own bound on a wait, or work it found just before sleeping) is found by a sweep of every
+ *   NF every VS_SWEEP_US. */
+
+#include <rte_cycles.h>
+#include <rte_ring.h>
+
+#include "vswitch.h"
+
+void
+vs_awake_add(struct vswitch *vs, struct vs_nf *nf)
+{
+	if (nf->awake_listed)
+		return;
+	nf->awake_listed = 1;
+	vs->awake[vs->n_awake++] = nf->slot->id;
+}
+
+static void
+wake(struct vswitch *vs, struct vs_nf *nf)
+{
+	uint64_t t0 = rte_rdtsc(), c;
+
+	nf->slot->sleeping = 0;
+	sem_post(&nf->slot->sem);
+	c = rte_rdtsc() - t0;
+	vs->wakes.post_cycles += c;
+	vs->wakes.post_ewma += ((double)c - vs->wakes.post_ewma) / 64;
+	nf->wakeups++;
+	nf->pending_since = 0;
+	vs_awake_add(vs, nf);
+}
+
+static void
+aging_push(struct vswitch *vs, struct vs_nf *nf, uint64_t since)
+{
+	unsigned int cap = vs->cfg.max_nfs;
+
+	vs->aging[(vs->aging_head + vs->n_aging) % cap] = (struct vs_aging){ nf->slot->id, since };
+	vs->n_aging++;
+	nf->aging_listed = 1;
+}
+
+/* After k > 0 packets went into a blocking NF's ring: post it, or let it age. */
+void
+vs_announce(struct vswitch *vs, struct vs_nf *nf)
+{
+	vs_awake_add(vs, nf);
+	rte_smp_mb(); /* the enqueue before the look at sleeping; nflib mirrors it */
+	if (!nf->slot->sleeping)
+		return;
+	if (rte_ring_count(nf->to_nf) >= vs->cfg.wake_batch) {
+		vs->wakes.by_count++;
+		wake(vs, nf);
+	} else if (nf->pending_since == 0) {
+		nf->pending_since = rte_rdtsc();
+		if (!nf->aging_listed)
+			aging_push(vs, nf, nf->pending_since);
+	}
+}
+
+/* The aging timeout in TSC cycles now: the NFs waiting, each posted once a timeout, may take
+ * at most the budget's share of the vSwitch's time. */
+static uint64_t
+aging_limit(const struct vswitch *vs)
+{
+	uint64_t floor = vs->cfg.wake_timeout_us * vs->hz / 1000000;
+	double need;
+
+	if (vs->cfg.wake_budget_pct == 0 || vs->n_aging == 0)
+		return floor;
+	need = vs->n_aging * vs->wakes.post_ewma * 100.0 / vs->cfg.wake_budget_pct;
+	return need > (double)floor ? (uint64_t)need : floor;
+}
+
+/* Post every NF at the head of the aging queue whose oldest packet has waited the timeout. */
+void
+vs_age(struct vswitch *vs, uint64_t now)
+{
+	uint64_t limit = aging_limit(vs);
+	unsigned int cap = vs->cfg.max_nfs, seen = 0, n = vs->n_aging;
+
+	while (vs->n_aging > 0 && seen++ < n) {
+		struct vs_aging e = vs->aging[vs->aging_head];
+		struct vs_nf *nf = &vs->nfs[e.id];
+		int done = !nf->alive || nf->pending_since == 0 || rte_ring_count(nf->to_nf) == 0 ||
+			   !nf->slot->sleeping;
+
+		if (!done && nf->pending_since == e.since && now != 0 &&
+		    now - nf->pending_since < limit)
+			break; /* the oldest entry is not due: nor is any behind it */
+		vs->aging_head = (vs->aging_head + 1) % cap;
+		vs->n_aging--;
+		nf->aging_listed = 0;
+		if (done) {
+			nf->pending_since = 0;
+		} else if (nf->pending_since != e.since && now != 0) {
+			aging_push(vs, nf, nf->pending_since); /* announced, then waiting anew */
+		} else {
+			vs->wakes.by_age++;
+			vs->wakes.timeout_sum_us += (double)limit * 1e6 / vs->hz;
+			wake(vs, nf);
+		}
+	}
+}
+
+/* Which NFs to look at for returns this loop: ids into *list, how many. Takes off the list
+ * those asleep with nothing to return (seen asleep before their ring was read: whatever they
+ * returned before they slept is in it). */
+unsigned int
+vs_awake_scan(struct vswitch *vs, uint64_t now)
+{
+	unsigned int i;
+
+	if (now >= vs->next_sweep_tsc) {
+		for (i = 0; i < vs->n_active; i++)
+			vs_awake_add(vs, &vs->nfs[vs->active[i]]);
+		vs->next_sweep_tsc = now + VS_SWEEP_US * vs->hz / 1000000;
+	}
+	return vs->n_awake;
+}
+
+/* Drop entry i of the awake list (the last takes its place). */
+void
+vs_awake_drop(struct vswitch *vs, unsigned int i)
+{
+	vs->nfs[vs->awake[i]].awake_listed = 0;
+	vs->awake[i] = vs->awake[--vs->n_awake];
+}
