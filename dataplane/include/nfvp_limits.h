@@ -53,12 +53,15 @@
 #define NFVP_GEN_MAX_VLANS 16760836
 
 /* Blocking NFs (semaphore, isolated): the vSwitch wakes a sleeping NF when this many packets
- * wait for it, or when the oldest has waited the aging timeout: at least this many µs, longer
- * while the wake-ups it would take exceed this share (percent) of the vSwitch's time (each
- * wake-up's cost measured as it runs; 0: the timeout as given). */
+ * wait for it, or when the oldest has waited this many µs; while the NFs are woken more often
+ * than NFVP_WAKE_RATE_MAX times a second in all, both stretch (0: never). A wake-up costs the
+ * NFs' core a context switch and cold caches, several µs, where a packet costs it tens of ns. */
 #define NFVP_WAKE_BATCH 32
 #define NFVP_WAKE_TIMEOUT_US 100
-#define NFVP_WAKE_BUDGET_PCT 20
+#define NFVP_WAKE_RATE_MAX 20000
+/* how often the wake-up rate is measured (µs), and the most the batch and timeout stretch */
+#define NFVP_WAKE_WINDOW_US 10000
+#define NFVP_WAKE_STRETCH_MAX 4096
 
 /* Services: chain steps served by parallel instances of one NF. */
 #define NFVP_MAX_SERVICES 64

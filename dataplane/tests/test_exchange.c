@@ -256,43 +256,44 @@ test_semaphore_wakes_on_batch_or_age(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
-/* Many NFs waiting stretch the aging timeout: each posted once a timeout, the posts may take at
- * most the budget's share of the vSwitch's time (at the measured cost of a post). */
+/* NFs woken too often stretch batch and timeout: doubled after a window over the rate,
+ * shrunk by an eighth after one under half of it. */
 static void
-test_aging_timeout_grows_with_the_nfs_waiting(void)
+test_batch_and_timeout_stretch_with_the_wake_rate(void)
 {
-	uint64_t t0;
+	uint64_t window, t;
 
 	setup(NFVP_ARCH_SEMAPHORE, 256);
-	vs.cfg.wake_budget_pct = 10;
-	vs.wakes.post_ewma = (double)vs.hz / 10000; /* a post: 100 µs */
-	vs.nfs[0].slot->sleeping = vs.nfs[1].slot->sleeping = 1;
-	send_in(1);
-	rte_ring_enqueue(vs.nfs[1].to_nf, rte_pktmbuf_alloc(pool)); /* NF 1 has one too */
-	vs.nfs[1].pending_since = vs.nfs[0].pending_since;
-	vs.aging[1] = (struct vs_aging){ 1, vs.nfs[1].pending_since };
-	vs.n_aging = 2;
-	vs.nfs[1].aging_listed = 1;
-	t0 = vs.nfs[0].pending_since;
-	/* 2 NFs x 100 µs / 10 %: 2 ms, not the 100 µs floor */
-	vs_age(&vs, t0 + vs.hz / 1000);
-	CHECK(vs.nfs[0].wakeups == 0 && vs.nfs[1].wakeups == 0 && vs.n_aging == 2);
-	vs_age(&vs, t0 + vs.hz * 3 / 1000);
-	CHECK(vs.nfs[0].wakeups == 1 && vs.nfs[1].wakeups == 1 && vs.n_aging == 0);
-	CHECK(vs.wakes.by_age == 2 && vs.wakes.timeout_sum_us > 2 * 1500.0);
-	/* no budget: the floor */
-	vs.cfg.wake_budget_pct = 0;
+	vs.cfg.ring_size = 256;
+	vs.cfg.wake_rate_max = 1000;
+	window = NFVP_WAKE_WINDOW_US * vs.hz / 1000000;
+	t = rte_rdtsc();
+	vs_age(&vs, t); /* the first window starts */
+	vs.wakes.in_window = 100; /* 10 000 a second */
+	vs_age(&vs, t + window);
+	CHECK(vs.wakes.stretch == 2.0 && vs.wakes.in_window == 0);
+	/* the batch is 64 now: 40 or 60 waiting do not wake a sleeper, 65 do */
 	vs.nfs[0].slot->sleeping = 1;
-	vs.nfs[0].pending_since = 0;
-	send_in(1);
-	vs_age(&vs, vs.nfs[0].pending_since + vs.hz / 5000); /* 200 µs */
-	CHECK(vs.nfs[0].wakeups == 2);
-	{ /* NF 1's own packet came from no chain: take it back by hand */
-		struct rte_mbuf *m = NULL;
-
-		while (rte_ring_dequeue(vs.nfs[1].to_nf, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-	}
+	send_in(40);
+	CHECK(vs.nfs[0].wakeups == 0 && vs.n_aging == 1);
+	/* the timeout is 200 µs: not at 150, at 250 */
+	vs_age(&vs, vs.nfs[0].pending_since + vs.hz * 150 / 1000000);
+	CHECK(vs.nfs[0].wakeups == 0);
+	vs_age(&vs, vs.nfs[0].pending_since + vs.hz * 250 / 1000000);
+	CHECK(vs.nfs[0].wakeups == 1 && vs.wakes.by_age == 1 && vs.wakes.timeout_sum_us == 200.0);
+	vs.nfs[0].slot->sleeping = 1;
+	send_in(20); /* 60 wait (the first 40 are still there) */
+	CHECK(vs.nfs[0].wakeups == 1);
+	send_in(5);
+	CHECK(vs.nfs[0].wakeups == 2 && vs.wakes.by_count == 1);
+	/* a quiet window: an eighth off; no rate at all: back to 1 */
+	vs.wakes.in_window = 0;
+	vs_age(&vs, vs.wakes.window_start + window);
+	CHECK(vs.wakes.stretch == 1.75 && vs.wakes.stretch_max == 2.0);
+	vs.cfg.wake_rate_max = 0;
+	for (t = vs.wakes.window_start; vs.wakes.stretch > 1.0; t += window)
+		vs_age(&vs, t + window);
+	CHECK(vs.wakes.stretch == 1.0);
 	play_nf(0, 0);
 	pump();
 	play_nf(1, 0);
@@ -390,7 +391,7 @@ main(int argc, char **argv)
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_DOUBLE_BUFFER);
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_SHARED_RING);
 	test_semaphore_wakes_on_batch_or_age();
-	test_aging_timeout_grows_with_the_nfs_waiting();
+	test_batch_and_timeout_stretch_with_the_wake_rate();
 	test_returns_are_polled_only_where_they_can_be();
 	test_cycle_bins_cover_the_range_in_order();
 	printf("%d passed, %d failed\n", passed, failed);

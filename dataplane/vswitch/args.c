@@ -44,7 +44,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		{ "iso-bufs", required_argument, NULL, 'i' },
 		{ "wake-batch", required_argument, NULL, 'w' },
 		{ "wake-timeout-us", required_argument, NULL, 't' },
-		{ "wake-budget-pct", required_argument, NULL, 'B' },
+		{ "wake-rate-max", required_argument, NULL, 'B' },
 		{ "nf-wait-ms", required_argument, NULL, 'W' },
 		{ "drain-ms", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
@@ -64,7 +64,7 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		.iso_bufs = 1024,
 		.wake_batch = NFVP_WAKE_BATCH,
 		.wake_timeout_us = NFVP_WAKE_TIMEOUT_US,
-		.wake_budget_pct = NFVP_WAKE_BUDGET_PCT,
+		.wake_rate_max = NFVP_WAKE_RATE_MAX,
 		.nf_wait_ms = 100,
 		.drain_ms = 500,
 	};
@@ -145,8 +145,8 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 			cfg->wake_timeout_us = v;
 			break;
 		case 'B':
-			rc = parse_uint("--wake-budget-pct", optarg, 0, 100, &v);
-			cfg->wake_budget_pct = v;
+			rc = parse_uint("--wake-rate-max", optarg, 0, 100000000, &v);
+			cfg->wake_rate_max = v;
 			break;
 		case 'W':
 			rc = parse_uint("--nf-wait-ms", optarg, 1, 60000, &v);

@@ -66,6 +66,21 @@ vs_arena_off(const struct vswitch *vs, const void *p)
 	return (const uint8_t *)p - vs->arena;
 }
 
+/* An SP/SC ring in the arena's heap. Not rte_ring_create: that takes a memzone, and DPDK
+ * 22.11 has 2560 of them, which stopped the NFs at about 1275. */
+static struct rte_ring *
+arena_ring(struct vswitch *vs, const char *name, unsigned int size)
+{
+	struct rte_ring *r = rte_zmalloc_socket(name, rte_ring_get_memsize(size),
+						RTE_CACHE_LINE_SIZE, vs->heap_socket);
+
+	if (r != NULL && rte_ring_init(r, name, size, RING_F_SP_ENQ | RING_F_SC_DEQ) < 0) {
+		rte_free(r);
+		r = NULL;
+	}
+	return r;
+}
+
 /* Shared architectures: the NF's slot and rings in the arena. */
 static int
 nf_setup_shared(struct vswitch *vs, struct vs_nf *nf, uint32_t id)
@@ -75,15 +90,13 @@ nf_setup_shared(struct vswitch *vs, struct vs_nf *nf, uint32_t id)
 	nf->slot = rte_zmalloc_socket("nfvp_slot", sizeof(*nf->slot), RTE_CACHE_LINE_SIZE,
 				      vs->heap_socket);
 	snprintf(name, sizeof(name), "nfvp_nf%u_to", id);
-	nf->to_nf = rte_ring_create(name, vs->cfg.ring_size, vs->heap_socket,
-				    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	nf->to_nf = arena_ring(vs, name, vs->cfg.ring_size);
 	if (vs->shared != NULL) {
 		nf->from_nf = vs->shared;
 	} else {
 		snprintf(name, sizeof(name), "nfvp_nf%u_from", id);
 		/* twice the size of to_nf: an NF's enqueue back never finds it full */
-		nf->from_nf = rte_ring_create(name, 2 * vs->cfg.ring_size, vs->heap_socket,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		nf->from_nf = arena_ring(vs, name, 2 * vs->cfg.ring_size);
 	}
 	if (nf->slot == NULL || nf->to_nf == NULL || nf->from_nf == NULL)
 		return -ENOMEM;

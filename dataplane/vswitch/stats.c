@@ -132,8 +132,8 @@ stalls_json(FILE *f, const struct vswitch *vs)
 	fprintf(f, "]}");
 }
 
-/* Blocking NFs: wake-ups by count and by age, the aging timeout they came at (mean), and
- * what a post cost the vSwitch (mean). */
+/* Blocking NFs: wake-ups by count and by age, the aging timeout they came at (mean), what a
+ * post cost the vSwitch (mean), and how far batch and timeout were stretched (mean, most). */
 static void
 wakes_json(FILE *f, const struct vswitch *vs)
 {
@@ -141,11 +141,13 @@ wakes_json(FILE *f, const struct vswitch *vs)
 	uint64_t posts = w->by_count + w->by_age;
 
 	fprintf(f, "\"wakes\": {\"by_count\": %" PRIu64 ", \"by_age\": %" PRIu64 ", "
-		"\"batch\": %u, \"timeout_floor_us\": %" PRIu64 ", \"budget_pct\": %u, "
-		"\"timeout_mean_us\": %.1f, \"post_us_mean\": %.3f}", w->by_count, w->by_age,
-		vs->cfg.wake_batch, vs->cfg.wake_timeout_us, vs->cfg.wake_budget_pct,
+		"\"batch\": %u, \"timeout_us\": %" PRIu64 ", \"rate_max\": %u, "
+		"\"timeout_mean_us\": %.1f, \"post_us_mean\": %.3f, \"stretch_mean\": %.2f, "
+		"\"stretch_max\": %.2f}", w->by_count, w->by_age, vs->cfg.wake_batch,
+		vs->cfg.wake_timeout_us, vs->cfg.wake_rate_max,
 		w->by_age ? w->timeout_sum_us / (double)w->by_age : 0.0,
-		posts ? (double)w->post_cycles / (double)posts * 1e6 / vs->hz : 0.0);
+		posts ? (double)w->post_cycles / (double)posts * 1e6 / vs->hz : 0.0,
+		w->windows ? w->stretch_sum / (double)w->windows : 1.0, RTE_MAX(w->stretch_max, 1.0));
 }
 
 static int

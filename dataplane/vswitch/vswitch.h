@@ -37,7 +37,7 @@ struct vs_config {
 	unsigned int iso_bufs;       /* private buffers per NF, isolated */
 	unsigned int wake_batch;     /* blocking NFs: post when this many packets wait */
 	uint64_t wake_timeout_us;    /* blocking NFs: aging, post anyway after this long (at least) */
-	unsigned int wake_budget_pct; /* and longer while wake-ups would take more of our time */
+	unsigned int wake_rate_max;  /* both stretch while NFs are woken more often a second */
 	uint64_t nf_wait_ms;         /* an NF's own bound on one wait */
 	uint64_t drain_ms;
 };
@@ -48,14 +48,19 @@ struct vs_aging {
 	uint64_t since;
 };
 
-/* How the vSwitch woke blocking NFs: by count, by age (and the timeout then in force), and what
- * its posts cost, timed as they ran. */
+/* How the vSwitch woke blocking NFs: by count, by age (and the timeout then in force), what
+ * its posts cost, timed as they ran; and the stretch of batch and timeout (wake.c). */
 struct vs_wakes {
 	uint64_t by_count;
 	uint64_t by_age;
 	uint64_t post_cycles;    /* sum over posts */
 	double timeout_sum_us;   /* the aging timeout at each wake by age */
-	double post_ewma;        /* cycles a post, recent */
+	double stretch;          /* batch and timeout stretched this many times (>= 1) */
+	double stretch_max;
+	double stretch_sum;      /* over windows */
+	uint64_t windows;
+	uint64_t window_start;   /* TSC */
+	uint64_t in_window;      /* posts since */
 };
 
 /* Packets bound for one NF in this loop iteration, flushed together. */

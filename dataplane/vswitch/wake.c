@@ -2,19 +2,22 @@
 /* wake.c: blocking NFs (semaphore, isolated): when the vSwitch wakes a sleeping NF, and which
  * NFs it looks at for returns.
  *
- * A wake-up is a futex post and two context switches; it costs far more than the packets it
- * announces when an NF sees a few packets a millisecond (a thousand NFs at 1 Mpps). So:
- * - an NF is posted only when it is asleep and has work: when NFVP_WAKE_BATCH packets wait, or
- *   when the oldest has waited the aging timeout;
- * - the aging timeout is --wake-timeout-us at least, and longer while the NFs waiting, each
- *   woken once a timeout, would take more than --wake-budget-pct of the vSwitch's time at the
- *   measured cost of a post: with many NFs each waits longer and takes a larger batch;
+ * A wake-up is a futex post and, on the NFs' core, a context switch into a process whose lines
+ * are cold: several µs, where a packet costs tens of ns. When an NF sees a few packets a
+ * millisecond (a thousand NFs at 1 Mpps) a wake-up per few packets swamps that core. So:
+ * - an NF is posted only when it is asleep and has work: when the batch waits for it, or when
+ *   the oldest has waited the aging timeout;
+ * - batch and timeout stretch together, doubling each NFVP_WAKE_WINDOW_US in which the NFs
+ *   were woken more than --wake-rate-max times a second, and shrinking back by an eighth in a
+ *   window under half of it: with many NFs each waits longer and takes more per wake-up;
  * - the aging queue is a FIFO in the order packets began to wait, so each loop looks only at
  *   the NFs whose timeout has come (and one more), never at every NF;
  * - the poll for returns looks only at NFs that may have some: those given packets or woken
  *   since they were last seen asleep with nothing to return. An NF that wakes by itself (its
  *   own bound on a wait, or work it found just before sleeping) is found by a sweep of every
- *   NF every VS_SWEEP_US. */
+ *   NF every VS_SWEEP_US;
+ * - a woken NF drains its ring, and looks once more after a turn of its core before it sleeps
+ *   (nflib). */
 
 #include <rte_cycles.h>
 #include <rte_ring.h>
@@ -33,16 +36,54 @@ vs_awake_add(struct vswitch *vs, struct vs_nf *nf)
 static void
 wake(struct vswitch *vs, struct vs_nf *nf)
 {
-	uint64_t t0 = rte_rdtsc(), c;
+	uint64_t t0 = rte_rdtsc();
 
 	nf->slot->sleeping = 0;
 	sem_post(&nf->slot->sem);
-	c = rte_rdtsc() - t0;
-	vs->wakes.post_cycles += c;
-	vs->wakes.post_ewma += ((double)c - vs->wakes.post_ewma) / 64;
+	vs->wakes.post_cycles += rte_rdtsc() - t0;
+	vs->wakes.in_window++;
 	nf->wakeups++;
 	nf->pending_since = 0;
 	vs_awake_add(vs, nf);
+}
+
+/* The stretch of batch and timeout, once a window: doubled while the NFs were woken more often
+ * than the rate allows, an eighth off while less than half as often, within 1..STRETCH_MAX. */
+static void
+restretch(struct vswitch *vs, uint64_t now)
+{
+	struct vs_wakes *w = &vs->wakes;
+	uint64_t window = NFVP_WAKE_WINDOW_US * vs->hz / 1000000;
+	double rate;
+
+	if (w->stretch < 1)
+		w->stretch = 1;
+	if (w->window_start == 0 || now < w->window_start) {
+		w->window_start = now;
+		return;
+	}
+	if (now - w->window_start < window)
+		return;
+	rate = (double)w->in_window * vs->hz / (double)(now - w->window_start);
+	if (vs->cfg.wake_rate_max > 0 && rate > vs->cfg.wake_rate_max)
+		w->stretch = RTE_MIN(w->stretch * 2, (double)NFVP_WAKE_STRETCH_MAX);
+	else if (rate < vs->cfg.wake_rate_max / 2.0 || vs->cfg.wake_rate_max == 0)
+		w->stretch = RTE_MAX(w->stretch * 7 / 8, 1.0);
+	w->stretch_max = RTE_MAX(w->stretch_max, w->stretch);
+	w->windows++;
+	w->stretch_sum += w->stretch;
+	w->in_window = 0;
+	w->window_start = now;
+}
+
+/* Packets that wake a sleeping NF now: the batch, stretched, at most half its ring. */
+static unsigned int
+batch_now(const struct vswitch *vs)
+{
+	double b = vs->cfg.wake_batch * vs->wakes.stretch;
+	double most = RTE_MAX(vs->cfg.ring_size / 2.0, (double)vs->cfg.wake_batch);
+
+	return (unsigned int)RTE_MAX(RTE_MIN(b, most), (double)vs->cfg.wake_batch);
 }
 
 static void
@@ -63,7 +104,7 @@ vs_announce(struct vswitch *vs, struct vs_nf *nf)
 	rte_smp_mb(); /* the enqueue before the look at sleeping; nflib mirrors it */
 	if (!nf->slot->sleeping)
 		return;
-	if (rte_ring_count(nf->to_nf) >= vs->cfg.wake_batch) {
+	if (rte_ring_count(nf->to_nf) >= batch_now(vs)) {
 		vs->wakes.by_count++;
 		wake(vs, nf);
 	} else if (nf->pending_since == 0) {
@@ -73,26 +114,24 @@ vs_announce(struct vswitch *vs, struct vs_nf *nf)
 	}
 }
 
-/* The aging timeout in TSC cycles now: the NFs waiting, each posted once a timeout, may take
- * at most the budget's share of the vSwitch's time. */
+/* The aging timeout in TSC cycles now: the floor, stretched. */
 static uint64_t
 aging_limit(const struct vswitch *vs)
 {
-	uint64_t floor = vs->cfg.wake_timeout_us * vs->hz / 1000000;
-	double need;
-
-	if (vs->cfg.wake_budget_pct == 0 || vs->n_aging == 0)
-		return floor;
-	need = vs->n_aging * vs->wakes.post_ewma * 100.0 / vs->cfg.wake_budget_pct;
-	return need > (double)floor ? (uint64_t)need : floor;
+	return (uint64_t)((double)vs->cfg.wake_timeout_us * vs->hz / 1e6 *
+			  RTE_MAX(vs->wakes.stretch, 1.0));
 }
 
 /* Post every NF at the head of the aging queue whose oldest packet has waited the timeout. */
 void
 vs_age(struct vswitch *vs, uint64_t now)
 {
-	uint64_t limit = aging_limit(vs);
+	uint64_t limit;
 	unsigned int cap = vs->cfg.max_nfs, seen = 0, n = vs->n_aging;
+
+	if (now != 0)
+		restretch(vs, now);
+	limit = aging_limit(vs);
 
 	while (vs->n_aging > 0 && seen++ < n) {
 		struct vs_aging e = vs->aging[vs->aging_head];

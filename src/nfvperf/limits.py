@@ -40,12 +40,14 @@ STALLS_KEPT = 4096
 #: --src-mac-count, --vlan-count (QinQ tag pairs: 4094 x 4094)
 GEN_MAX_SWEEP = 16777216
 GEN_MAX_VLANS = 16760836
-#: blocking NFs: wake a sleeping NF when this many packets wait, or the oldest has waited the
-#: aging timeout (µs at least; longer while wake-ups would take over WAKE_BUDGET_PCT % of the
-#: vSwitch's time)
+#: blocking NFs: wake a sleeping NF when WAKE_BATCH packets wait, or the oldest has waited
+#: WAKE_TIMEOUT_US; both stretch (up to WAKE_STRETCH_MAX times) while the NFs are woken more than
+#: WAKE_RATE_MAX times a second in all, measured over WAKE_WINDOW_US
 WAKE_BATCH = 32
 WAKE_TIMEOUT_US = 100
-WAKE_BUDGET_PCT = 20
+WAKE_RATE_MAX = 20000
+WAKE_WINDOW_US = 10000
+WAKE_STRETCH_MAX = 4096
 #: services: chain steps served by parallel instances of one NF
 MAX_SERVICES = 64
 MAX_INSTANCES = 16

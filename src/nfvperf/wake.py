@@ -2,11 +2,14 @@
 set of knobs that the command line, chain files and the Python API share, with the vSwitch's
 defaults (``dataplane/include/nfvp_limits.h``, mirrored in ``nfvperf.limits``).
 
-A sleeping NF is posted when ``batch`` packets wait for it, or when the oldest has waited the
-aging timeout: ``timeout_us`` at least, and longer while the NFs waiting, each posted once a
-timeout, would take more than ``budget_pct`` % of the vSwitch's time at the cost of a post the
-vSwitch measures as it runs (0: the timeout as given). A woken NF drains its ring and looks
-once more after a turn of its core before it sleeps again.
+A sleeping NF is posted when ``batch`` packets wait for it, or when the oldest has waited
+``timeout_us``. A wake-up costs the NFs' core a context switch into a process whose lines are
+cold, several µs, where a packet costs tens of ns; so while the NFs are woken more than
+``rate_max`` times a second in all, the vSwitch stretches batch and timeout together (doubling
+them each window of ``limits.WAKE_WINDOW_US`` over the rate, up to ``limits.WAKE_STRETCH_MAX``
+times, and easing back under half of it): with many NFs each waits longer and takes more per
+wake-up. A woken NF drains its ring and looks once more after a turn of its core before it
+sleeps again.
 """
 
 from __future__ import annotations
@@ -23,17 +26,16 @@ class Wake(FileModel):
     batch: int = Field(limits.WAKE_BATCH, ge=1, le=65536,
                        description="post a sleeping NF when this many packets wait for it")
     timeout_us: int = Field(limits.WAKE_TIMEOUT_US, ge=1, le=10_000_000,
-                            description="the shortest aging timeout: the oldest waiting packet "
-                            "wakes its NF after this long (µs) at the latest, unless the budget "
-                            "stretches it")
-    budget_pct: int = Field(limits.WAKE_BUDGET_PCT, ge=0, le=100,
-                            description="the share of the vSwitch's time (%) that wake-ups by "
-                            "age may take; the timeout grows to keep them within it (0: never)")
+                            description="the aging timeout: the oldest waiting packet wakes its "
+                            "NF after this long (µs), unless the wake-up rate stretches it")
+    rate_max: int = Field(limits.WAKE_RATE_MAX, ge=0, le=100_000_000,
+                          description="wake-ups a second, all NFs together, beyond which batch "
+                          "and timeout stretch (0: never)")
 
     def vswitch_args(self) -> list[str]:
         """The vSwitch's command-line options for this policy."""
         return ["--wake-batch", str(self.batch), "--wake-timeout-us", str(self.timeout_us),
-                "--wake-budget-pct", str(self.budget_pct)]
+                "--wake-rate-max", str(self.rate_max)]
 
 
 def per_wake(rx: int, wakeups: int) -> dict[str, float | None]:

@@ -88,7 +88,7 @@ def test_a_chain_file_says_how_blocking_nfs_are_woken(tmp_path):
     """``wake`` takes the vSwitch's defaults (nfvp_limits.h) and becomes its options."""
     assert chain().wake.vswitch_args() == [
         "--wake-batch", str(limits.WAKE_BATCH), "--wake-timeout-us", str(limits.WAKE_TIMEOUT_US),
-        "--wake-budget-pct", str(limits.WAKE_BUDGET_PCT)]
+        "--wake-rate-max", str(limits.WAKE_RATE_MAX)]
     assert chain(wake={"batch": 8}).wake.vswitch_args()[:2] == ["--wake-batch", "8"]
     bad = tmp_path / "c.yaml"
     bad.write_text("services: [{nf: nat}]\nwake: {batch: 8, timeout_us: 0}\n")

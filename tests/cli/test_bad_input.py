@@ -50,8 +50,8 @@ def test_bad_file_gives_one_line_and_exit_2(cli, path, tmp_path):
      '"nowhere.yaml"'),
     (["estimate", "bng@paper", "-p", "no-such-platform"], '--platform: expected a packaged platform '
      '(xeon-e5-2690v2, xeon-e5-2690v2-bng, xeon-e5-2690v2-printed) or a YAML file, found "no-such-platform"'),
-    (["dataplane", "run", "--rate-mpps", "1", "--wake-budget-pct", "101"],
-     "--wake-budget-pct: expected a number ≤ 100, found 101"),
+    (["dataplane", "run", "--rate-mpps", "1", "--wake-rate-max", "-1"],
+     "--wake-rate-max: expected a number ≥ 0, found -1"),
     (["chain", "run", "examples/chains/nat-ids.yaml", "--wake-batch", "0"],
      "--wake-batch: expected a number ≥ 1, found 0"),
 ])

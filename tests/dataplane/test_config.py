@@ -39,7 +39,7 @@ def test_chains_cover_every_nf_and_wrap():
     ({"nf_cpu": 4096}, "nf_cpu"),
     ({"wake_batch": 0}, "wake_batch"),
     ({"wake_timeout_us": 0}, "wake_timeout_us"),
-    ({"wake_budget_pct": 101}, "wake_budget_pct"),
+    ({"wake_rate_max": -1}, "wake_rate_max"),
 ])
 def test_bad_configuration_names_the_parameter(kw, field):
     """The library speaks of its parameters; only the command line speaks of options."""

@@ -153,7 +153,7 @@ def test_blocking_nfs_sleep_when_idle_and_account_for_every_wake(dataplane, arch
     from nfvperf.wake import Wake
 
     names = [f"n{i}" for i in range(48)]
-    with Session(arch, max_nfs=64, wake=Wake(batch=8, timeout_us=200, budget_pct=5)) as s:
+    with Session(arch, max_nfs=64, wake=Wake(batch=8, timeout_us=200, rate_max=5000)) as s:
         s.add_nfs("forward", names)
         for c in range(len(names) // 2):
             s.set_chain(c, names[2 * c:2 * c + 2])
@@ -167,5 +167,6 @@ def test_blocking_nfs_sleep_when_idle_and_account_for_every_wake(dataplane, arch
     assert _balanced(gen, vs), (gen, vs["dropped"])
     w = vs["wakes"]
     assert w["by_count"] + w["by_age"] == sum(n["wakeups"] for n in vs["per_nf"]) > 0
-    assert (w["batch"], w["timeout_floor_us"], w["budget_pct"]) == (8, 200, 5)
+    assert (w["batch"], w["timeout_us"], w["rate_max"]) == (8, 200, 5000)
+    assert 1 <= w["stretch_mean"] <= w["stretch_max"] <= limits.WAKE_STRETCH_MAX
     assert w["by_age"] == 0 or w["timeout_mean_us"] >= 200

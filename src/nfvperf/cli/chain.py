@@ -11,7 +11,7 @@ import typer
 from nfvperf.cli.common import (DEFAULT_PLATFORM, App, ArchOpt, DurationOpt, FlowsOpt, Format,
                                 FormatOpt, GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, QuietOpt,
                                 RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, WakeBatchOpt,
-                                WakeBudgetOpt, WakeTimeoutOpt, app, emit, set_quiet, stages,
+                                WakeRateOpt, WakeTimeoutOpt, app, emit, set_quiet, stages,
                                 wake_given, write_file)
 
 chain_app = App(help="Chains of services with parallel NF instances: predict one "
@@ -98,7 +98,7 @@ def chain_run(
     gen_cpu: GenCpuOpt = 1,
     wake_batch: WakeBatchOpt = None,
     wake_timeout_us: WakeTimeoutOpt = None,
-    wake_budget_pct: WakeBudgetOpt = None,
+    wake_rate_max: WakeRateOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     quiet: QuietOpt = False,
@@ -112,7 +112,7 @@ def chain_run(
     set_quiet(quiet)
     spec = load_chain(chain, runnable=True)
     spec, default = with_traffic(spec, packet_size, rate_mpps, rate_gbps, flows)
-    spec = with_wake(spec, wake_given(wake_batch, wake_timeout_us, wake_budget_pct))
+    spec = with_wake(spec, wake_given(wake_batch, wake_timeout_us, wake_rate_max))
     with stages() as say:
         result = run_chain(spec, arch=arch, default=default, duration_s=duration,
                            vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,

@@ -116,17 +116,16 @@ WakeBatchOpt = Annotated[Optional[int], typer.Option(
     "--wake-batch", help="Blocking NFs: post a sleeping NF when this many packets wait "
     f"(default {limits.WAKE_BATCH}).", show_default=False)]
 WakeTimeoutOpt = Annotated[Optional[int], typer.Option(
-    "--wake-timeout-us", help="Blocking NFs: the shortest aging timeout, µs (default "
-    f"{limits.WAKE_TIMEOUT_US}).", show_default=False)]
-WakeBudgetOpt = Annotated[Optional[int], typer.Option(
-    "--wake-budget-pct", help="Blocking NFs: the share of the vSwitch's time wake-ups by age "
-    f"may take; the timeout grows to keep them in it (0: never; default "
-    f"{limits.WAKE_BUDGET_PCT}).", show_default=False)]
+    "--wake-timeout-us", help="Blocking NFs: the aging timeout, µs: the oldest waiting packet "
+    f"wakes its NF (default {limits.WAKE_TIMEOUT_US}).", show_default=False)]
+WakeRateOpt = Annotated[Optional[int], typer.Option(
+    "--wake-rate-max", help="Blocking NFs: wake-ups a second, all NFs together, beyond which "
+    f"batch and timeout stretch (0: never; default {limits.WAKE_RATE_MAX}).", show_default=False)]
 
 
-def wake_given(batch: int | None, timeout_us: int | None, budget_pct: int | None) -> dict:
+def wake_given(batch: int | None, timeout_us: int | None, rate_max: int | None) -> dict:
     """The wake-up options given on the command line, as ``Wake``'s fields."""
-    given = {"batch": batch, "timeout_us": timeout_us, "budget_pct": budget_pct}
+    given = {"batch": batch, "timeout_us": timeout_us, "rate_max": rate_max}
     return {k: v for k, v in given.items() if v is not None}
 
 #: a library parameter -> the option that sets it, where their names differ; the others are

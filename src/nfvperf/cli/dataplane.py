@@ -10,7 +10,7 @@ import typer
 from nfvperf.cli.common import (App, ArchOpt, DurationOpt, FlowsOpt, Format, FormatOpt,
                                 GenCpuOpt, NfCpuOpt, OutOpt, PacketSizeOpt, PlotOpt, QuietOpt,
                                 RateGbpsOpt, RateMppsOpt, VswitchCpuOpt, WakeBatchOpt,
-                                WakeBudgetOpt, WakeTimeoutOpt, app, emit, renamed, save_plot,
+                                WakeRateOpt, WakeTimeoutOpt, app, emit, renamed, save_plot,
                                 set_quiet, stages, wake_given)
 
 dataplane_app = App(help="The DPDK data plane (Cerrato et al.): build it, run it.",
@@ -46,7 +46,7 @@ def dataplane_run(
     gen_cpu: GenCpuOpt = 1,
     wake_batch: WakeBatchOpt = None,
     wake_timeout_us: WakeTimeoutOpt = None,
-    wake_budget_pct: WakeBudgetOpt = None,
+    wake_rate_max: WakeRateOpt = None,
     chain: Annotated[Optional[Path], typer.Option(
         "--chain", help="Spelling of earlier releases for `nfvperf chain run FILE`.",
         hidden=True)] = None,
@@ -64,10 +64,10 @@ def dataplane_run(
 
         renamed("dataplane run --chain FILE", "chain run FILE")
         chain_run(chain, arch, packet_size, rate_mpps, rate_gbps, flows, duration, vswitch_cpu,
-                  nf_cpu, gen_cpu, wake_batch, wake_timeout_us, wake_budget_pct, fmt, out,
+                  nf_cpu, gen_cpu, wake_batch, wake_timeout_us, wake_rate_max, fmt, out,
                   quiet)
         return
-    wake = wake_given(wake_batch, wake_timeout_us, wake_budget_pct)
+    wake = wake_given(wake_batch, wake_timeout_us, wake_rate_max)
     cfg = RunConfig(arch=arch, nfs=nfs, chain_length=chain_length, packet_size=packet_size,
                     rate_mpps=rate_mpps, rate_gbps=rate_gbps, flows=flows, duration_s=duration,
                     nf=nf, vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, gen_cpu=gen_cpu,
@@ -93,7 +93,7 @@ def dataplane_sweep(
     nf: Annotated[str, typer.Option("--nf")] = "signature",
     wake_batch: WakeBatchOpt = None,
     wake_timeout_us: WakeTimeoutOpt = None,
-    wake_budget_pct: WakeBudgetOpt = None,
+    wake_rate_max: WakeRateOpt = None,
     fmt: FormatOpt = Format.table,
     out: OutOpt = None,
     plot: PlotOpt = None,
@@ -106,7 +106,7 @@ def dataplane_sweep(
     from nfvperf.dataplane.views import sweep_table
 
     set_quiet(quiet)
-    wake = wake_given(wake_batch, wake_timeout_us, wake_budget_pct)
+    wake = wake_given(wake_batch, wake_timeout_us, wake_rate_max)
     base = RunConfig(chain_length=chain_length, packet_size=packet_size, rate_mpps=rate_mpps,
                      duration_s=duration, nf=nf, **{f"wake_{k}": v for k, v in wake.items()})
     with stages() as say:

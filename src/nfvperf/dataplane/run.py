@@ -43,13 +43,13 @@ class RunConfig:
     gen_cpu: int = 1
     wake_batch: int = limits.WAKE_BATCH
     wake_timeout_us: int = limits.WAKE_TIMEOUT_US
-    wake_budget_pct: int = limits.WAKE_BUDGET_PCT
+    wake_rate_max: int = limits.WAKE_RATE_MAX
 
     @property
     def wake(self) -> Wake:
         """The wake-up policy of blocking NFs (checked as the chain files' ``wake``)."""
         return Wake(batch=self.wake_batch, timeout_us=self.wake_timeout_us,
-                    budget_pct=self.wake_budget_pct)
+                    rate_max=self.wake_rate_max)
 
     def validate(self) -> None:
         """Raise InputError naming the first bad parameter (as this class names it)."""
