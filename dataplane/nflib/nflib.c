@@ -195,8 +195,11 @@ nfvp_nf_run(struct nfvp_nf *nf)
 			st->idle_polls++;
 			++idle_run;
 			if (sleeps && idle_run == 1) {
-				/* linger: one turn of the core, then look again, for what the
-				 * vSwitch is flushing now (a wake-up saved), before sleeping */
+				/* linger: one turn of the core, then look again before sleeping. On
+				 * a core crowded with busy NFs a turn is long enough for the next
+				 * packets to come, so a busy NF polls in turns, as double-buffer's
+				 * do, and sleeps only once a turn brought nothing: a wake-up costs
+				 * that core far more than a turn (a cold process, a remote post). */
 				sched_yield();
 				continue;
 			}

@@ -239,6 +239,8 @@ test_semaphore_wakes_on_batch_or_age(void)
 	send_in(5); /* fewer than wake_batch: no post yet */
 	CHECK(sem_count(&vs.nfs[0]) == 0);
 	CHECK(vs.n_aging == 1);
+	vs_age(&vs, vs.nfs[0].pending_since - 1); /* a clock read before it began to wait */
+	CHECK(sem_count(&vs.nfs[0]) == 0);
 	vs_age(&vs, rte_rdtsc()); /* not old yet */
 	CHECK(sem_count(&vs.nfs[0]) == 0);
 	vs_age(&vs, rte_rdtsc() + vs.hz); /* a second later: aged */

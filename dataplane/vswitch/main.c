@@ -78,7 +78,7 @@ loop(struct vswitch *vs)
 		stage_add(&vs->stages[VS_STAGE_FLUSH], flushed, t_flush - t_nf);
 		idle = rx + nf + flushed == 0;
 		if (sems)
-			vs_age(vs, now);
+			vs_age(vs, t_flush); /* after the flush: the clock of the packets it listed */
 		if (now - vs->last_ctl_tsc > ctl_every) {
 			vs_ctl_poll(vs);
 			vs->last_ctl_tsc = now;

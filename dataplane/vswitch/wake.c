@@ -17,7 +17,8 @@
  *   own bound on a wait, or work it found just before sleeping) is found by a sweep of every
  *   NF every VS_SWEEP_US;
  * - a woken NF drains its ring, and looks once more after a turn of its core before it sleeps
- *   (nflib). */
+ *   (nflib): on a core crowded with busy NFs it then finds work again and polls in turns,
+ *   which costs that core less than the wake-ups would. */
 
 #include <rte_cycles.h>
 #include <rte_ring.h>
@@ -139,8 +140,9 @@ vs_age(struct vswitch *vs, uint64_t now)
 		int done = !nf->alive || nf->pending_since == 0 || rte_ring_count(nf->to_nf) == 0 ||
 			   !nf->slot->sleeping;
 
+		/* (a packet may have begun to wait after the loop read its clock: not due) */
 		if (!done && nf->pending_since == e.since && now != 0 &&
-		    now - nf->pending_since < limit)
+		    (now < nf->pending_since || now - nf->pending_since < limit))
 			break; /* the oldest entry is not due: nor is any behind it */
 		vs->aging_head = (vs->aging_head + 1) % cap;
 		vs->n_aging--;
