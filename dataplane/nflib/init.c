@@ -85,6 +85,7 @@ nf_attach(struct nfvp_nf *nf, const char *ctl_path)
 	nf->to_nf = (struct rte_ring *)(nf->base + nf->slot->to_nf_off);
 	nf->from_nf = (struct rte_ring *)(nf->base + nf->slot->from_nf_off);
 	nf->iso_bufs = nf->base + nf->slot->bufs_off;
+	nf->bells = nf->slot->bell_off ? (uint64_t *)(nf->base + nf->slot->bell_off) : NULL;
 	return 0;
 }
 

@@ -126,12 +126,14 @@ shared_send(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n, uint16_t k)
 
 	for (i = 0; i < n; i++)
 		nfvp_meta(pkts[i])->verdict = i < k ? NFVP_PASS : NFVP_DROP;
-	/* a per-NF ring is never fuller than its twin; the shared ring may be for a moment */
+	/* its ring back is twice its ring in: never full but for a moment at the end of a run */
 	while (sent < n && !nf->slot->stop) {
 		sent += rte_ring_enqueue_burst(nf->from_nf, (void **)pkts + sent, n - sent, NULL);
 		if (sent < n)
 			sched_yield();
 	}
+	if (nf->bells != NULL)
+		nfvp_ring_bell(nf->bells, nf->slot->id);
 }
 
 static double

@@ -32,6 +32,7 @@ struct nfvp_nf {
 	struct rte_ring *to_nf;
 	struct rte_ring *from_nf;
 	struct rte_ring *nic_rx;
+	uint64_t *bells;       /* shared-ring: the doorbells, else NULL */
 	enum nfvp_arch arch;
 	enum idle_mode idle;
 	uint64_t max_pkts;

@@ -59,12 +59,8 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 		nf->alive = 1;
 		vs.active[vs.n_active++] = i;
 	}
-	if (arch == NFVP_ARCH_SHARED_RING) { /* every NF hands back into one ring */
-		snprintf(rname[0][1], 32, "t%u_shared", generation);
-		vs.shared = rte_ring_create(rname[0][1], 4 * ring_size, SOCKET_ID_ANY,
-					    RING_F_SC_DEQ);
-		vs.nfs[0].from_nf = vs.nfs[1].from_nf = vs.shared;
-	}
+	if (arch == NFVP_ARCH_SHARED_RING) /* NFs ring a doorbell when they hand back */
+		vs.bells = calloc(1, sizeof(*vs.bells));
 	vs.n_nf_ids = 2;
 	vs.chains[0] = (struct vs_chain){ .used = 1, .len = 2, .out_port = 0, .nf = { 0, 1 },
 					  .nic_queue = -1 };
@@ -101,6 +97,8 @@ play_nf(unsigned int i, unsigned int drop_every)
 						      NFVP_DROP : NFVP_PASS;
 		}
 		rte_ring_enqueue_burst(vs.nfs[i].from_nf, (void **)pkts, n, NULL);
+		if (vs.bells != NULL)
+			nfvp_ring_bell(vs.bells, i);
 		total += n;
 	}
 	return total;
@@ -342,6 +340,68 @@ test_returns_are_polled_only_where_they_can_be(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
+/* shared-ring: the vSwitch reads only the rings of NFs that rang; one with more than a burst
+ * left rings again for the next look; a bit of a dead NF is ignored. */
+static void
+test_doorbells_say_which_nfs_to_read(void)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	unsigned int n;
+
+	setup(NFVP_ARCH_SHARED_RING, 256);
+	send_in(40);
+	n = rte_ring_dequeue_burst(vs.nfs[0].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	CHECK(n == NFVP_BURST);
+	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, n, NULL);
+	CHECK(vs_poll_nfs(&vs, 0) == 0); /* handed back, but no bell: not read */
+	n = rte_ring_dequeue_burst(vs.nfs[0].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	CHECK(n == 8);
+	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, n, NULL);
+	nfvp_ring_bell(vs.bells, 0);
+	CHECK(vs.bells[0] == 1);
+	CHECK(vs_poll_nfs(&vs, 0) == NFVP_BURST && vs.bells[0] == 1); /* 8 more: rung again */
+	CHECK(vs_poll_nfs(&vs, 0) == 8 && vs.bells[0] == 0);
+	vs_flush(&vs);
+	nfvp_ring_bell(vs.bells, 1);
+	vs.nfs[1].alive = 0;
+	CHECK(vs_poll_nfs(&vs, 0) == 0 && vs.bells[0] == 0);
+	vs.nfs[1].alive = 1;
+	play_nf(1, 0);
+	pump();
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
+/* An NF that dies between taking slots in its ring back and publishing them (a SIGKILL in the
+ * middle of an enqueue) stalls no other NF's returns, and its packets come back at its death.
+ * (One multi-producer ring shared by every NF stalled for good here.) */
+static void
+test_an_nf_dead_mid_enqueue_stalls_no_one(void)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	uint32_t old_head, new_head, free_entries;
+	unsigned int n;
+
+	setup(NFVP_ARCH_SHARED_RING, 256);
+	send_in(8);
+	play_nf(0, 0);
+	pump(); /* 8 wait for NF 1 */
+	n = rte_ring_dequeue_burst(vs.nfs[1].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	CHECK(n == 8);
+	CHECK(__rte_ring_move_prod_head(vs.nfs[1].from_nf, 1, n, RTE_RING_QUEUE_FIXED, &old_head,
+					&new_head, &free_entries) == n);
+	/* half written, never published: NF 1 is killed here */
+	memcpy(&((void **)&vs.nfs[1].from_nf[1])[old_head & vs.nfs[1].from_nf->mask], pkts,
+	       4 * sizeof(void *));
+	send_in(5);
+	CHECK(play_nf(0, 0) == 5);
+	CHECK(vs_poll_nfs(&vs, 0) == 5); /* NF 0's returns still come back */
+	vs_flush(&vs);
+	vs.nfs[1].alive = 0;
+	vs_nf_reclaim(&vs, &vs.nfs[1]);
+	CHECK(vs.drops.nf_dead == 13 && vs.nfs[1].lost_at_death == 13);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
 /* NF cycle histograms: exact below 256, then bins about 3 % wide whose middles are within 1.6 %
  * of every value in them, in order, up to 65535; everything above in the last bin. */
 static void
@@ -393,6 +453,8 @@ main(int argc, char **argv)
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_DOUBLE_BUFFER);
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_SHARED_RING);
 	test_semaphore_wakes_on_batch_or_age();
+	test_doorbells_say_which_nfs_to_read();
+	test_an_nf_dead_mid_enqueue_stalls_no_one();
 	test_batch_and_timeout_stretch_with_the_wake_rate();
 	test_returns_are_polled_only_where_they_can_be();
 	test_cycle_bins_cover_the_range_in_order();

@@ -37,8 +37,6 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		{ "rx-hold", no_argument, NULL, 'h' },
 		{ "fdir-queues", required_argument, NULL, 'q' },
 		{ "ring-size", required_argument, NULL, 'r' },
-		{ "shared-ring-size", required_argument, NULL, 'R' },
-		{ "shared-sync", required_argument, NULL, 'y' },
 		{ "pool-mbufs", required_argument, NULL, 'm' },
 		{ "max-nfs", required_argument, NULL, 'n' },
 		{ "iso-bufs", required_argument, NULL, 'i' },
@@ -57,8 +55,6 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		.ring_ports = 2,
 		.fdir_queues = 16,
 		.ring_size = NFVP_NF_RING_SIZE,
-		.shared_ring_size = 8192,
-		.shared_sync = RING_F_MP_RTS_ENQ,
 		.pool_mbufs = 32767,
 		.max_nfs = 2048,
 		.iso_bufs = 1024,
@@ -106,23 +102,6 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 		case 'r':
 			rc = parse_uint("--ring-size", optarg, 64, 65536, &v);
 			cfg->ring_size = v;
-			break;
-		case 'R':
-			rc = parse_uint("--shared-ring-size", optarg, 64, 1 << 20, &v);
-			cfg->shared_ring_size = v;
-			break;
-		case 'y':
-			if (strcmp(optarg, "rts") == 0) {
-				cfg->shared_sync = RING_F_MP_RTS_ENQ;
-			} else if (strcmp(optarg, "hts") == 0) {
-				cfg->shared_sync = RING_F_MP_HTS_ENQ;
-			} else if (strcmp(optarg, "mp") == 0) {
-				cfg->shared_sync = 0;
-			} else {
-				fprintf(stderr, "vswitch: --shared-sync: expected rts, hts or mp, "
-					"found \"%s\"\n", optarg);
-				return -EINVAL;
-			}
 			break;
 		case 'm':
 			rc = parse_uint("--pool-mbufs", optarg, 1024, 1 << 22, &v);

@@ -91,15 +91,13 @@ nf_setup_shared(struct vswitch *vs, struct vs_nf *nf, uint32_t id)
 				      vs->heap_socket);
 	snprintf(name, sizeof(name), "nfvp_nf%u_to", id);
 	nf->to_nf = arena_ring(vs, name, vs->cfg.ring_size);
-	if (vs->shared != NULL) {
-		nf->from_nf = vs->shared;
-	} else {
-		snprintf(name, sizeof(name), "nfvp_nf%u_from", id);
-		/* twice the size of to_nf: an NF's enqueue back never finds it full */
-		nf->from_nf = arena_ring(vs, name, 2 * vs->cfg.ring_size);
-	}
+	snprintf(name, sizeof(name), "nfvp_nf%u_from", id);
+	/* twice the size of to_nf: an NF's enqueue back never finds it full */
+	nf->from_nf = arena_ring(vs, name, 2 * vs->cfg.ring_size);
 	if (nf->slot == NULL || nf->to_nf == NULL || nf->from_nf == NULL)
 		return -ENOMEM;
+	if (vs->bells != NULL)
+		nf->slot->bell_off = vs_arena_off(vs, vs->bells);
 	nf->slot->to_nf_off = vs_arena_off(vs, nf->to_nf);
 	nf->slot->from_nf_off = vs_arena_off(vs, nf->from_nf);
 	return 0;

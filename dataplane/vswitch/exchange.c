@@ -309,23 +309,45 @@ poll_nf(struct vswitch *vs, struct vs_nf *nf)
 	return n;
 }
 
+/* shared-ring: the NFs whose doorbell rang since the last look, each up to a burst; one with
+ * more than a burst waiting rings again for the next loop. */
+static unsigned int
+poll_rung(struct vswitch *vs)
+{
+	unsigned int w, words = vs->n_nf_ids / 64 + 1, total = 0;
+
+	for (w = 0; w < words; w++) {
+		uint64_t bits, again = 0;
+
+		if (__atomic_load_n(&vs->bells[w], __ATOMIC_RELAXED) == 0)
+			continue;
+		bits = __atomic_exchange_n(&vs->bells[w], 0, __ATOMIC_ACQUIRE);
+		while (bits != 0) {
+			unsigned int b = __builtin_ctzll(bits);
+			struct vs_nf *nf = &vs->nfs[w * 64 + b];
+			unsigned int n;
+
+			bits &= bits - 1;
+			if (!nf->alive)
+				continue;
+			n = poll_nf(vs, nf);
+			total += n;
+			if (n == NFVP_BURST)
+				again |= 1ull << b;
+		}
+		if (again != 0)
+			__atomic_fetch_or(&vs->bells[w], again, __ATOMIC_RELAXED);
+	}
+	return total;
+}
+
 unsigned int
 vs_poll_nfs(struct vswitch *vs, int all)
 {
-	struct rte_mbuf *pkts[NFVP_BURST];
-	unsigned int i, j, n, total = 0;
+	unsigned int i, n, total = 0;
 
-	if (vs->shared != NULL) {
-		do {
-			n = rte_ring_dequeue_burst(vs->shared, (void **)pkts, NFVP_BURST, NULL);
-			if (n > 0)
-				vs->nf_hist[n]++;
-			for (j = 0; j < n; j++)
-				returned(vs, pkts[j]);
-			total += n;
-		} while (n == NFVP_BURST && total < 8 * NFVP_BURST);
-		return total;
-	}
+	if (vs->bells != NULL && !all)
+		return poll_rung(vs);
 	if (!vs_blocking(vs) || all) {
 		for (i = 0; i < vs->n_active; i++)
 			total += poll_nf(vs, &vs->nfs[vs->active[i]]);
@@ -415,15 +437,10 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 			}
 		}
 	} else {
-		if (vs->shared != NULL) {
-			while (vs_poll_nfs(vs, 1) > 0)
-				;
-		} else {
-			while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
-							   NULL)) > 0)
-				for (i = 0; i < n; i++)
-					returned(vs, pkts[i]);
-		}
+		while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
+						   NULL)) > 0)
+			for (i = 0; i < n; i++)
+				returned(vs, pkts[i]);
 		vs_flush(vs);
 		/* the rest (in its to_nf ring, or in the NF's hands) still names it as owner */
 		rte_mempool_obj_iter(vs->pool, reclaim_obj, &r);
@@ -439,7 +456,7 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
  * Every NF stops before any ring is read, and every return is taken before anything is freed.
  * Reclaiming NF by NF (vs_nf_reclaim, as for a death) loses packets here: one that a later NF
  * finished could go on to an NF reclaimed before it and stay in that ring, never freed nor
- * counted; and a shared ring read after an NF's mbufs were freed hands its late returns out a
+ * counted; and a ring read after an NF's mbufs were freed hands its late returns out a
  * second time. */
 uint64_t
 vs_nfs_stop(struct vswitch *vs)

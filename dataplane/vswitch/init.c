@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* init.c: the arena (external heap), the mbuf pool, the ports, the tables and the shared ring. */
+/* init.c: the arena (external heap), the mbuf pool, the ports, the tables and the doorbells. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ arena_bytes(const struct vs_config *c)
 	/* an NF's to_nf ring and its from_nf, twice the size */
 	b += (size_t)c->max_nfs * (3 * c->ring_size * ring_slot + 2 * 256 + sizeof(struct nfvp_slot) +
 				   2 * 256);
-	b += (size_t)c->shared_ring_size * ring_slot;
+	b += ((size_t)c->max_nfs / 64 + 1) * sizeof(uint64_t) + 256; /* doorbells */
 	b += (size_t)c->ring_ports * (c->fdir_queues + 1) * NFVP_PORT_RING_SIZE * ring_slot;
 	b += 1024 * 256 + (16u << 20); /* fdir table, memzone headers */
 	b += b / 4;
@@ -164,10 +164,13 @@ tables_create(struct vswitch *vs)
 			goto fail;
 	}
 	if (vs->cfg.arch == NFVP_ARCH_SHARED_RING) {
-		vs->shared = rte_ring_create(NFVP_SHARED_RING_NAME, vs->cfg.shared_ring_size,
-					     vs->heap_socket, vs->cfg.shared_sync | RING_F_SC_DEQ);
-		if (vs->shared == NULL)
+		vs->bells = rte_zmalloc_socket("nfvp_bells", (vs->cfg.max_nfs / 64 + 1) *
+					       sizeof(uint64_t), RTE_CACHE_LINE_SIZE,
+					       vs->heap_socket);
+		if (vs->bells == NULL) {
+			rte_errno = ENOMEM;
 			goto fail;
+		}
 	}
 	return 0;
 fail:

@@ -30,8 +30,6 @@ struct vs_config {
 	int rx_hold;                 /* take nothing from the ports until the "start" command */
 	unsigned int fdir_queues;    /* NIC rx queues of port 0 in arch fdir (queue 0: the rest) */
 	unsigned int ring_size;      /* per-NF rings */
-	unsigned int shared_ring_size;
-	unsigned int shared_sync;    /* RING_F_MP_RTS_ENQ, RING_F_MP_HTS_ENQ or 0 (classic MP) */
 	unsigned int pool_mbufs;
 	unsigned int max_nfs;
 	unsigned int iso_bufs;       /* private buffers per NF, isolated */
@@ -220,7 +218,7 @@ struct vswitch {
 	unsigned int n_awake;
 	uint64_t next_sweep_tsc;
 	struct vs_wakes wakes;
-	struct rte_ring *shared;      /* shared-ring: every NF -> vSwitch */
+	uint64_t *bells;              /* shared-ring: a bit an NF, rung when it hands back */
 	/* control */
 	int listen_fd;
 	int epoll_fd;
