@@ -5,7 +5,8 @@
 1. Round trip vSwitch -> NF -> vSwitch per architecture: the vSwitch polls a net_null source
    (always full, so its core is saturated), classifies, hands each packet to one signature NF on
    the other core and sends what comes back to a second net_null port. Reported: Mpps, the
-   vSwitch's cycles per packet (its core is 100 % busy: TSC rate / packet rate), the NF's
+   vSwitch's cycles per packet (its core is 100 % busy: TSC rate / packet rate) and their
+   split over the loop's stages (receive and classify, take back, flush, idle loops), the NF's
    cycles per packet inside its handler; beside DPDK's ring cost (dpdk-test ring_perf_autotest,
    SP/SC and MP/MC burst of 32, per element) and as a ratio of dpdk-testpmd io and macswap
    forwarding over the same two net_null ports on one core.
@@ -81,7 +82,20 @@ def _round_trip_once(arch: str, seconds: float) -> dict[str, float]:
     nf_a, nf_b = a["per_nf"][0], b["per_nf"][0]
     return {"arch": arch, "mpps": rate / 1e6, "vswitch_cycles_per_packet": b["tsc_hz"] / rate,
             "nf_cycles_per_packet": (nf_b["busy_cycles"] - nf_a["busy_cycles"])
-            / max(1, nf_b["rx"] - nf_a["rx"])}
+            / max(1, nf_b["rx"] - nf_a["rx"]), "stages": stage_costs(a, b)}
+
+
+def stage_costs(a: dict, b: dict) -> dict[str, float]:
+    """The vSwitch loop's cycles per packet through it, stage by stage, between two reports:
+    rx (receive, classify, hand to the first NF), nf (take back from the NFs, on to the next
+    hop), flush (the gathered bursts into NF rings and ports), idle (loops that moved
+    nothing), per packet sent out."""
+    out_pkts = max(1, b["ports"][1]["tx"] - a["ports"][1]["tx"])
+    sa, sb = a["stages"], b["stages"]
+    out = {name: (sb[name]["cycles"] - sa[name]["cycles"]) / out_pkts
+           for name in ("rx", "nf", "flush")}
+    out["idle"] = (sb["idle_cycles"] - sa["idle_cycles"]) / out_pkts
+    return out
 
 
 def scaling(arch: str, counts: list[int], duration: float) -> list[dict]:
@@ -141,22 +155,8 @@ def blocking(duration: float) -> list[dict]:
     return rows
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--out", type=Path, default=Path("out/dataplane"))
-    ap.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
-    ap.add_argument("--only", choices=["blocking"], help="run one part alone")
-    args = ap.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    seconds = 0.5 if args.quick else 1.0
-    if args.only == "blocking":
-        print("4. blocking NFs at scale (chains of 2, 64 B, 64 flows)")
-        rows = blocking(2 * seconds)
-        (args.out / "blocking.json").write_text(json.dumps(rows, indent=1))
-        print(f"wrote {args.out / 'blocking.json'}")
-        return
-    counts = [1, 4, 16, 64] if args.quick else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
-
+def round_trips(seconds: float) -> tuple[list[dict], dict, dict]:
+    """Part 1: DPDK's ring cost, testpmd's forwarding and each architecture's round trip."""
     rp = ring_perf()
     pmd = {mode: testpmd(mode) for mode in ("io", "macswap")}
     print("1. round trip vSwitch -> NF -> vSwitch (one vSwitch core, one NF core, 64 B zeros)")
@@ -176,6 +176,34 @@ def main() -> None:
               f" cycles/pkt  NF {t['nf_cycles_per_packet']:5.1f} cycles/pkt  "
               f"x testpmd io {t['vs_testpmd_io']:.2f}, macswap {t['vs_testpmd_macswap']:.2f}"
               f"  (runs: {t['mpps_runs']})")
+        print("   " + " " * 15 + "vSwitch stages, cycles/pkt: " + ", ".join(
+            f"{k} {v:.1f}" for k, v in t["stages"].items()))
+
+    return trips, rp, pmd
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-o", "--out", type=Path, default=Path("out/dataplane"))
+    ap.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
+    ap.add_argument("--only", choices=["round-trip", "blocking"], help="run one part alone")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    seconds = 0.5 if args.quick else 1.0
+    if args.only == "blocking":
+        print("4. blocking NFs at scale (chains of 2, 64 B, 64 flows)")
+        rows = blocking(2 * seconds)
+        (args.out / "blocking.json").write_text(json.dumps(rows, indent=1))
+        print(f"wrote {args.out / 'blocking.json'}")
+        return
+    counts = [1, 4, 16, 64] if args.quick else [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+
+    trips, rp, pmd = round_trips(seconds)
+    if args.only == "round-trip":
+        (args.out / "round_trip.json").write_text(json.dumps(
+            {"ring_perf": rp, "testpmd_pps": pmd, "round_trip": trips}, indent=1))
+        print(f"wrote {args.out / 'round_trip.json'}")
+        return
 
     print("2. NFs sustained at 1 Mpps offered, chains of 2 (until delivered < 80 % of 1 NF)")
     rows = []
