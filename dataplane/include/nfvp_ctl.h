@@ -9,6 +9,8 @@
  *                                                       service name per hop; replaces ID)
  *   chain del ID         -> ok                        (ID 0..NFVP_MAX_CHAINS-1)
  *   chain default ID|none -> ok (where packets whose MAC no chain has go; none: dropped)
+ *   chain port P ID|none -> ok (every packet from port P goes to chain ID, whatever its MAC;
+ *                               none: by MAC again)
  *   service add NAME POLICY stateless|stateful packets|bytes LARGE_BYTES NF[:W][,NF[:W]...]
  *                        -> ok id=N                   (POLICY: NFVP_POLICY_NAMES; W: weight
  *                                                       0..NFVP_WEIGHT_MAX, default 1)

@@ -29,6 +29,8 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 	unsigned int i;
 
 	memset(&vs, 0, sizeof(vs));
+	for (i = 0; i < NFVP_MAX_PORTS; i++)
+		vs.port_chain[i] = -1;
 	vs.cfg.arch = arch;
 	vs.cfg.max_nfs = 2;
 	vs.cfg.wake_batch = 32;

@@ -112,6 +112,29 @@ chain_add(struct vswitch *vs, char *args, char *out, size_t len)
 	snprintf(out, len, "ok");
 }
 
+/* "P ID|none": every packet that arrives on port P goes to chain ID, whatever its MAC (a bump in
+ * the wire between two kernel interfaces); none: back to the MAC table. */
+static void
+port_chain(struct vswitch *vs, char *args, char *out, size_t len)
+{
+	char *sp = strchr(args, ' ');
+	uint64_t port, id;
+
+	if (sp == NULL || (*sp = '\0', nfvp_parse_u64(args, 0, vs->n_ports - 1, &port) != 0)) {
+		snprintf(out, len, "error chain port: expected a port 0..%u, found \"%.32s\"",
+			 vs->n_ports - 1, args);
+	} else if (strcmp(sp + 1, "none") == 0) {
+		vs->port_chain[port] = -1;
+		snprintf(out, len, "ok");
+	} else if (nfvp_parse_u64(sp + 1, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
+		snprintf(out, len, "error chain port: expected a chain id or none, found \"%.32s\"",
+			 sp + 1);
+	} else {
+		vs->port_chain[port] = (int)id;
+		snprintf(out, len, "ok");
+	}
+}
+
 void
 vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len)
 {
@@ -130,6 +153,8 @@ vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len)
 			vs->default_chain = (int)id;
 			snprintf(out, len, "ok");
 		}
+	} else if (strncmp(args, "port ", 5) == 0) {
+		port_chain(vs, args + 5, out, len);
 	} else if (strncmp(args, "del ", 4) == 0) {
 		if (nfvp_parse_u64(args + 4, 0, NFVP_MAX_CHAINS - 1, &id) != 0) {
 			snprintf(out, len, "error chain id: expected 0..%u, found \"%.32s\"",
@@ -139,7 +164,7 @@ vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len)
 			snprintf(out, len, "ok");
 		}
 	} else {
-		snprintf(out, len, "error chain: expected add, del or default, found \"%.32s\"",
+		snprintf(out, len, "error chain: expected add, del, default or port, found \"%.32s\"",
 			 args);
 	}
 }

@@ -198,6 +198,14 @@ vs_poll_ports(struct vswitch *vs, int rx)
 			continue;
 		port->rx += n;
 		total += n;
+		if (vs->port_chain[p] >= 0) { /* a bump in the wire: the port says the chain */
+			for (i = 0; i < n; i++) {
+				*nfvp_meta(pkts[i]) = (struct nfvp_meta){
+					.chain = (uint16_t)vs->port_chain[p] };
+				vs_dispatch(vs, pkts[i], NULL);
+			}
+			continue;
+		}
 		for (i = 0; i < n; i++) {
 			keys[i] = 0;
 			memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr

@@ -194,6 +194,8 @@ vs_init(struct vswitch *vs)
 	}
 	vs->chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs->chains));
 	vs->default_chain = -1;
+	for (i = 0; i < NFVP_MAX_PORTS; i++)
+		vs->port_chain[i] = -1;
 	vs->nfs = calloc(vs->cfg.max_nfs, sizeof(*vs->nfs));
 	vs->active = calloc(vs->cfg.max_nfs, sizeof(*vs->active));
 	vs->dirty = calloc(vs->cfg.max_nfs, sizeof(*vs->dirty));

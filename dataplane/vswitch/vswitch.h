@@ -199,6 +199,7 @@ struct vswitch {
 	struct vs_chain *chains;
 	unsigned int n_chains;
 	int default_chain;            /* where packets whose MAC no chain has go; -1: dropped */
+	int port_chain[NFVP_MAX_PORTS]; /* where every packet from a port goes; -1: by MAC */
 	struct vs_service *services;  /* NFVP_MAX_SERVICES */
 	/* NFs */
 	struct vs_nf *nfs;

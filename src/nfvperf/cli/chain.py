@@ -120,6 +120,55 @@ def chain_run(
     _show(result.to_dict(), fmt, out)
 
 
+@chain_app.command("attach")
+def chain_attach(
+    chain: ChainFileArg,
+    between: Annotated[str, typer.Option(
+        "--between", help="Two kernel interfaces, comma-separated: tap:NAME (a TAP device the "
+        "vSwitch makes) or af_packet:IFACE (one that exists: a veth's end, a NIC).",
+        show_default=False)],
+    arch: ArchOpt = "double-buffer",
+    duration: Annotated[float, typer.Option(
+        "--duration", help="Seconds to run (Ctrl-C stops sooner).")] = 60.0,
+    vswitch_cpu: VswitchCpuOpt = 0,
+    nf_cpu: NfCpuOpt = 1,
+    fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Put a chain between two kernel interfaces: every packet that arrives on one goes
+    through the chain's NFs and leaves by the other, both ways (a bump in the wire; the frames
+    keep their MACs). Reports each port's and NF's counts when it stops."""
+    import signal
+    import threading
+
+    from nfvperf.chain import load_chain
+    from nfvperf.dataplane.attach import KernelPort, attach_chain
+    from nfvperf.dataplane.views import attach_tables
+    from nfvperf.errors import InputError
+
+    set_quiet(quiet)
+    sides = between.split(",")
+    if len(sides) != 2:
+        raise InputError("two interfaces, comma-separated", between, field="between")
+    ports = (KernelPort.parse(sides[0]), KernelPort.parse(sides[1]))
+    spec = load_chain(chain, runnable=True)
+    stop = threading.Event()
+
+    def ready() -> None:
+        if not quiet:
+            typer.echo(f"{spec.name}: between {sides[0]} and {sides[1]} for {duration:g} s "
+                       "(Ctrl-C stops)", err=True)
+
+    before = signal.signal(signal.SIGINT, lambda *_: stop.set())   # stop, then report
+    try:
+        result = attach_chain(spec, ports, arch=arch, duration_s=duration,
+                              vswitch_cpu=vswitch_cpu, nf_cpu=nf_cpu, stop=stop, ready=ready)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    emit(result, fmt, out, attach_tables)
+
+
 @chain_app.command("validate")
 def chain_validate(
     chain: ChainFileArg,

@@ -38,18 +38,7 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
     total = sum(spec.most_instances(i) for i in range(len(spec.services)))
     events: list[ScaleResult] = []
     with Session(arch, vswitch_cpu=vswitch_cpu, max_nfs=max(16, total), wake=spec.wake) as s:
-        for i, svc in enumerate(spec.services):
-            names = [instance_name(i, svc.nf, k) for k in range(spec.most_instances(i))]
-            # an NF that picks its packets' port sends them out of the chain's
-            base = ("--port-base", str(OUT_PORT)) if svc.catalogued.picks_port and \
-                "--port-base" not in svc.args else ()
-            for k, name in enumerate(names):
-                s.add_nfs(svc.nf, [name], cpu=nf_cpu if svc.cpu is None else svc.cpu,
-                          args=base + tuple(a.replace("{k}", str(k)) for a in svc.args))
-            s.add_service(f"s{i}", names[:svc.instances], policy=svc.policy,
-                          stateless=svc.is_stateless, cost=svc.cost_driver,
-                          large_bytes=svc.large_bytes,
-                          weights=integer_weights(svc.weights, svc.instances))
+        start_services(s, spec, nf_cpu, OUT_PORT)
         s.set_chain(0, [f"s{i}" for i in range(len(spec.services))], out_port=OUT_PORT)
         if spec.headers.dst_mac_count > 1:      # MACs beyond the chain's own: to it too
             s.default_chain(0)
@@ -68,6 +57,22 @@ def run_chain(spec: ChainSpec, *, arch: str = "double-buffer",
     if failed:                  # a scale event the vSwitch refused: the run is not what was asked
         raise failed[0]
     return chain_result(spec, arch, gen, report, events)
+
+
+def start_services(s, spec: ChainSpec, nf_cpu: int, out_port: int) -> None:
+    """The chain's NF instances (as many as any scale event needs) and its services, named
+    s0, s1, ... in the session; an NF that picks its packets' port starts at ``out_port``."""
+    for i, svc in enumerate(spec.services):
+        names = [instance_name(i, svc.nf, k) for k in range(spec.most_instances(i))]
+        base = ("--port-base", str(out_port)) if svc.catalogued.picks_port and \
+            "--port-base" not in svc.args else ()
+        for k, name in enumerate(names):
+            s.add_nfs(svc.nf, [name], cpu=nf_cpu if svc.cpu is None else svc.cpu,
+                      args=base + tuple(a.replace("{k}", str(k)) for a in svc.args))
+        s.add_service(f"s{i}", names[:svc.instances], policy=svc.policy,
+                      stateless=svc.is_stateless, cost=svc.cost_driver,
+                      large_bytes=svc.large_bytes,
+                      weights=integer_weights(svc.weights, svc.instances))
 
 
 def _scale(s, spec: ChainSpec, t0: float, events: list[ScaleResult],

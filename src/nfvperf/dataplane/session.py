@@ -278,6 +278,11 @@ class Session:
         """Send packets whose destination MAC no chain has to ``chain`` (None: drop them)."""
         self.control.call(f"chain default {'none' if chain is None else chain}")
 
+    def port_chain(self, port: int, chain: int | None) -> None:
+        """Send every packet that arrives on ``port`` to ``chain``, whatever its MAC (a bump in
+        the wire between kernel interfaces); None: by MAC again."""
+        self.control.call(f"chain port {port} {'none' if chain is None else chain}")
+
     def del_chain(self, chain: int) -> None:
         self.control.call(f"chain del {chain}")
 

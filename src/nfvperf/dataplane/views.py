@@ -79,3 +79,14 @@ def replay_tables(r: dict[str, Any]) -> list[Any]:
             {"what": "capture", "value": r["capture"]}]
     cols = [Column("what", "", justify="left"), Column("value", "", justify="left")]
     return [table(rows, cols, title=f"{r['nf']} × {r['chain_length']}, {r['arch']}")]
+
+
+def attach_tables(r: dict[str, Any]) -> list[Any]:
+    """A chain between kernel interfaces (nfvperf chain attach): its ports' and NFs' counts."""
+    ports = table(r["ports"], [Column("port", "port", justify="left"), Column("rx", "rx"),
+                               Column("tx", "tx"), Column("tx_dropped", "tx dropped")],
+                  title=f"{r['chain']}: {' ⇄ '.join(p['port'] for p in r['ports'])}")
+    nfs = table(r["nfs"], [Column("name", "NF", justify="left"), Column("rx", "rx"),
+                           Column("tx", "tx"), Column("drop", "dropped")])
+    dropped = ", ".join(f"{k} {v}" for k, v in r["dropped"].items() if v) or "none"
+    return [ports, nfs, f"dropped in the vSwitch: {dropped}"]
