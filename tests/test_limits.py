@@ -43,6 +43,9 @@ def test_name_lists_follow_the_enums_order():
         list(limits.ARCH_NAMES)
     assert len(policies) == len(limits.POLICY_NAMES)
     assert policies[limits.POLICY_NAMES.index("round-robin")] == "NFVP_POL_RR"
+    reasons = enum_members(text, "nfvp_drop_reason")[:-1]
+    assert [r.removeprefix("NFVP_DROP_").lower() for r in reasons] == \
+        list(limits.DROP_REASON_NAMES)
 
 
 def test_parser_reads_defines_and_lists():

@@ -73,6 +73,12 @@
 /* Exchange architectures (Cerrato et al., Sec. IV), in enum nfvp_arch's order. */
 #define NFVP_ARCH_NAMES "double-buffer", "semaphore", "shared-ring", "fdir", "isolated"
 
+/* Why an NF drops a packet (per_nf's drops_by_reason), in enum nfvp_drop_reason's order: not
+ * IPv4, IPv4 but a protocol it does not handle, headers cut short, a fragment it cannot place,
+ * no route, TTL expired, no translation for it (a NAT's inbound miss), its table full, an
+ * unknown destination, its policy (a rule, a signature), and what the NF did not say. */
+#define NFVP_DROP_REASON_NAMES "not_ipv4", "protocol", "truncated", "fragment", "no_route", "ttl", "no_mapping", "table_full", "unknown_dst", "policy", "other"
+
 /* Distribution policies of a service, in enum nfvp_policy's order. */
 #define NFVP_POLICY_NAMES "flow", "weighted", "round-robin", "nf-aware"
 
@@ -83,6 +89,21 @@ enum nfvp_arch {
 	NFVP_ARCH_FDIR,
 	NFVP_ARCH_ISOLATED,
 	NFVP_ARCH_COUNT,
+};
+
+enum nfvp_drop_reason {
+	NFVP_DROP_NOT_IPV4 = 0,
+	NFVP_DROP_PROTOCOL,
+	NFVP_DROP_TRUNCATED,
+	NFVP_DROP_FRAGMENT,
+	NFVP_DROP_NO_ROUTE,
+	NFVP_DROP_TTL,
+	NFVP_DROP_NO_MAPPING,
+	NFVP_DROP_TABLE_FULL,
+	NFVP_DROP_UNKNOWN_DST,
+	NFVP_DROP_POLICY,
+	NFVP_DROP_OTHER,
+	NFVP_DROP_REASONS,
 };
 
 enum nfvp_policy {

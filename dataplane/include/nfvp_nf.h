@@ -51,6 +51,10 @@ typedef const char *(*nfvp_nf_opt_fn)(int key, const char *value);
 int nfvp_nf_main(int argc, char **argv, const char *name, const struct nfvp_nf_ops *ops,
 		 const struct option *opts, nfvp_nf_opt_fn opt);
 
+/* For burst handlers: n packets of this burst are dropped, and why (per_nf's drops_by_reason;
+ * what a handler drops without saying counts as other). */
+void nfvp_nf_drop(struct nfvp_nf *nf, enum nfvp_drop_reason why, uint16_t n);
+
 /* For burst handlers: reorder pkts[0..n) so that those whose keep[i] is set come first, in
  * order, and the others after; returns how many go on (the handler's return value). */
 static inline uint16_t

@@ -28,6 +28,7 @@
 #define NFVP_FDIR_HASH_NAME "nfvp_fdir"      /* dst MAC -> NIC rx queue, for arch fdir */
 
 static const char *const nfvp_arch_names[NFVP_ARCH_COUNT] = { NFVP_ARCH_NAMES };
+static const char *const nfvp_drop_reason_names[NFVP_DROP_REASONS] = { NFVP_DROP_REASON_NAMES };
 
 /* Per-packet state carried across hops in the 8 bytes of the mbuf's hash field (first cache
  * line, unused by the ring and null PMDs; the vSwitch overwrites it on receive). */
@@ -84,6 +85,7 @@ struct nfvp_nf_stats {
 	uint64_t nic_rx;      /* fdir: of rx, how many came straight from the NIC queue */
 	uint64_t tx;
 	uint64_t drop;        /* dropped by the NF's handler */
+	uint64_t drops_by[NFVP_DROP_REASONS]; /* and why (nfvp_nf_drop; the rest: other) */
 	uint64_t busy_polls;  /* polls that found packets */
 	uint64_t idle_polls;
 	uint64_t sleeps;      /* semaphore waits */

@@ -221,6 +221,7 @@ nfvp_nf_run(struct nfvp_nf *nf)
 		idle_run = 0;
 		st->busy_polls++;
 		t0 = rte_rdtsc();
+		nf->explained = 0;
 		k = nf->ops->burst(nf, pkts, n);
 		t0 = rte_rdtsc() - t0;
 		st->busy_cycles += t0;
@@ -230,6 +231,8 @@ nfvp_nf_run(struct nfvp_nf *nf)
 		st->rx += n;
 		st->tx += k;
 		st->drop += n - k;
+		if (nf->explained < (uint32_t)(n - k))
+			st->drops_by[NFVP_DROP_OTHER] += n - k - nf->explained;
 		if (iso)
 			iso_send(nf, pkts, n, k);
 		else
@@ -255,6 +258,15 @@ nfvp_nf_close(struct nfvp_nf *nf)
 	if (nf->ctl >= 0)
 		close(nf->ctl);
 	free(nf);
+}
+
+void
+nfvp_nf_drop(struct nfvp_nf *nf, enum nfvp_drop_reason why, uint16_t n)
+{
+	if (why >= NFVP_DROP_REASONS)
+		why = NFVP_DROP_OTHER;
+	nf->slot->stats.drops_by[why] += n;
+	nf->explained += n;
 }
 
 const char *

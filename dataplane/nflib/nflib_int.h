@@ -33,6 +33,7 @@ struct nfvp_nf {
 	struct rte_ring *from_nf;
 	struct rte_ring *nic_rx;
 	uint64_t *bells;       /* shared-ring: the doorbells, else NULL */
+	uint32_t explained;    /* drops of this burst the handler gave a reason for */
 	enum nfvp_arch arch;
 	enum idle_mode idle;
 	uint64_t max_pkts;

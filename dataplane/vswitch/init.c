@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* init.c: the arena (external heap), the mbuf pool, the ports, the tables and the doorbells. */
 
+/* rte_dev_dma_map is still experimental in DPDK 22.11 */
+#define ALLOW_EXPERIMENTAL_API
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +13,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -41,9 +46,43 @@ arena_bytes(const struct vs_config *c)
 
 /* A hugetlb memfd given to DPDK as an external heap; NF processes map the same fd at the same
  * address. */
+/* The arena's pages' IO addresses, for a NIC's DMA: their virtual addresses where DPDK runs in
+ * IOVA-as-VA mode, their physical ones (from /proc/self/pagemap, root only) in IOVA-as-PA.
+ * Returns the mode's name, or "none" (the pages then carry RTE_BAD_IOVA: rings and virtual
+ * devices need none, a physical NIC could not use the pool). */
+static const char *
+arena_iovas(const struct vswitch *vs, rte_iova_t *iovas, unsigned int n)
+{
+	unsigned int i;
+	int fd;
+
+	if (rte_eal_iova_mode() == RTE_IOVA_VA) {
+		for (i = 0; i < n; i++)
+			iovas[i] = (uintptr_t)vs->arena + (size_t)i * HUGEPAGE;
+		return "va";
+	}
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	for (i = 0; fd >= 0 && i < n; i++) {
+		uintptr_t va = (uintptr_t)vs->arena + (size_t)i * HUGEPAGE;
+		uint64_t entry = 0, pfn;
+
+		if (pread(fd, &entry, sizeof(entry), (off_t)(va / 4096 * sizeof(entry))) !=
+		    (ssize_t)sizeof(entry))
+			break;
+		pfn = entry & ((1ull << 55) - 1);
+		if (!(entry & (1ull << 63)) || pfn == 0) /* not present, or hidden without root */
+			break;
+		iovas[i] = pfn * 4096 + va % 4096;
+	}
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 && i == n ? "pa" : "none";
+}
+
 int
 vs_arena_create(struct vswitch *vs)
 {
+	rte_iova_t *iovas;
 	vs->arena_len = arena_bytes(&vs->cfg);
 	vs->arena_fd = memfd_create("nfvp_arena", MFD_HUGETLB | MFD_CLOEXEC);
 	if (vs->arena_fd < 0 || ftruncate(vs->arena_fd, vs->arena_len) < 0) {
@@ -64,8 +103,15 @@ vs_arena_create(struct vswitch *vs)
 		vs->arena = NULL;
 		return -ENOMEM;
 	}
+	iovas = calloc(vs->arena_len / HUGEPAGE, sizeof(*iovas));
+	vs->arena_iova = iovas == NULL ? "none" : arena_iovas(vs, iovas, vs->arena_len / HUGEPAGE);
+	if (strcmp(vs->arena_iova, "none") == 0) {
+		free(iovas);
+		iovas = NULL;
+	}
+	vs->arena_iovas = iovas;
 	if (rte_malloc_heap_create(NFVP_HEAP_NAME) < 0 ||
-	    rte_malloc_heap_memory_add(NFVP_HEAP_NAME, vs->arena, vs->arena_len, NULL,
+	    rte_malloc_heap_memory_add(NFVP_HEAP_NAME, vs->arena, vs->arena_len, iovas,
 				       vs->arena_len / HUGEPAGE, HUGEPAGE) < 0) {
 		fprintf(stderr, "vswitch: arena: DPDK refused the external heap: %s\n",
 			rte_strerror(rte_errno));
@@ -73,6 +119,28 @@ vs_arena_create(struct vswitch *vs)
 	}
 	vs->heap_socket = rte_malloc_heap_get_socket(NFVP_HEAP_NAME);
 	return 0;
+}
+
+/* Every port's device is given the arena's pages for DMA (rte_dev_dma_map): a device that maps
+ * DMA itself takes them, a virtual one accepts and needs nothing, and a bus with an IOMMU
+ * (VFIO) was told when the heap was added with its IO addresses. */
+static void
+dma_map(struct vswitch *vs, struct vs_port *p)
+{
+	struct rte_eth_dev_info info;
+	size_t i, n = vs->arena_len / HUGEPAGE;
+	int rc = -ENOTSUP;
+
+	if (vs->arena_iovas == NULL || rte_eth_dev_info_get(p->id, &info) != 0 ||
+	    info.device == NULL)
+		return;
+	for (i = 0, rc = 0; rc == 0 && i < n; i++)
+		rc = rte_dev_dma_map(info.device, vs->arena + i * HUGEPAGE, vs->arena_iovas[i],
+				     HUGEPAGE);
+	if (rc == 0)
+		vs->dma_ports++;
+	else
+		vs->dma_refused++;
 }
 
 static int
@@ -96,6 +164,7 @@ port_start(struct vswitch *vs, struct vs_port *p)
 		return rc;
 	}
 	rte_eth_promiscuous_enable(p->id);
+	dma_map(vs, p);
 	return 0;
 }
 
@@ -191,6 +260,12 @@ vs_init(struct vswitch *vs)
 	if (vs->pool == NULL) {
 		fprintf(stderr, "vswitch: mbuf pool: %s\n", rte_strerror(rte_errno));
 		return -rte_errno;
+	}
+	{ /* does a packet buffer carry an IO address a NIC could DMA to? */
+		struct rte_mbuf *m = rte_pktmbuf_alloc(vs->pool);
+
+		vs->mbuf_iova_ok = m != NULL && m->buf_iova != RTE_BAD_IOVA && m->buf_iova != 0;
+		rte_pktmbuf_free(m);
 	}
 	vs->chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs->chains));
 	vs->default_chain = -1;

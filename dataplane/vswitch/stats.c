@@ -75,6 +75,7 @@ static void
 nf_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 {
 	const struct nfvp_nf_stats *s = &nf->slot->stats;
+	unsigned int i;
 
 	fprintf(f, "{\"id\": %u, \"name\": \"%s\", \"pid\": %d, \"alive\": %s, "
 		"\"rx\": %" PRIu64 ", \"nic_rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", "
@@ -90,6 +91,11 @@ nf_json(FILE *f, const struct vs_nf *nf, double us_per_tsc)
 		s->loop_cycles,
 		nf->sent, nf->returned, nf->wakeups, nf->lost_at_death, hist_median(s->loop_hist),
 		hist_median(s->handler_hist), nf->bytes, nf->ring_full);
+	fprintf(f, "\"drops_by_reason\": {");
+	for (i = 0; i < NFVP_DROP_REASONS; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", nfvp_drop_reason_names[i],
+			s->drops_by[i]);
+	fprintf(f, "}, ");
 	cycle_hist_json(f, "loop_cycles_hist", s->loop_hist);
 	cycle_hist_json(f, "handler_cycles_hist", s->handler_hist);
 	sojourn_json(f, nf, us_per_tsc);
@@ -167,6 +173,10 @@ write_json(const struct vswitch *vs, FILE *f)
 		d->port_tx, d->ring_full, d->nf, d->no_chain, d->nf_absent, d->nf_dead,
 		d->in_flight_at_stop);
 	fprintf(f, "\"in_flight\": %" PRIu64 ", ", vs_in_flight(vs));
+	fprintf(f, "\"arena\": {\"mib\": %zu, \"iova\": \"%s\", \"mbuf_iova\": %s, "
+		"\"dma_map_ports\": %u, \"dma_map_refused\": %u}, ", vs->arena_len >> 20,
+		vs->arena_iova, vs->mbuf_iova_ok ? "true" : "false", vs->dma_ports,
+		vs->dma_refused);
 	fprintf(f, "\"pool\": {\"size\": %u, \"free\": %u}, ", vs->pool->size,
 		rte_mempool_avail_count(vs->pool));
 	hist(f, "rx_batch_hist", vs->rx_hist);

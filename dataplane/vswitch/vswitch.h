@@ -188,6 +188,11 @@ struct vswitch {
 	uint8_t *arena;
 	size_t arena_len;
 	int heap_socket;
+	const char *arena_iova;       /* "va", "pa" or "none": the IO addresses of its pages */
+	rte_iova_t *arena_iovas;      /* one a hugepage, or NULL */
+	unsigned int dma_ports;       /* ports whose device accepted a DMA map of the arena */
+	unsigned int dma_refused;     /* and those whose device refused it */
+	int mbuf_iova_ok;             /* the pool's buffers carry IO addresses */
 	struct rte_mempool *pool;
 	/* ports */
 	uint16_t n_ports;

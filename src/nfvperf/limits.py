@@ -57,6 +57,9 @@ NF_AWARE_DECAY_MS = 100
 #: exchange architectures (Cerrato et al., Sec. IV) and distribution policies, in C's order
 ARCH_NAMES = ("double-buffer", "semaphore", "shared-ring", "fdir", "isolated")
 POLICY_NAMES = ("flow", "weighted", "round-robin", "nf-aware")
+#: why an NF drops a packet (per_nf's drops_by_reason), in C's order
+DROP_REASON_NAMES = ("not_ipv4", "protocol", "truncated", "fragment", "no_route", "ttl",
+                     "no_mapping", "table_full", "unknown_dst", "policy", "other")
 
 
 def ring_room(size: int) -> int:

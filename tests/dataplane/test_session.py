@@ -78,7 +78,30 @@ def test_counter_drops_are_counted_at_the_nf(dataplane):
         gen = _traffic(s, 1, rate_pps=50_000)
         vs = s.close()
     assert vs["dropped"]["nf"] == gen["sent"] // 4
+    reasons = vs["per_nf"][0]["drops_by_reason"]
+    assert list(reasons) == list(limits.DROP_REASON_NAMES)
+    assert reasons["policy"] == gen["sent"] // 4 and sum(reasons.values()) == gen["sent"] // 4
     assert gen["received"] == gen["sent"] - gen["sent"] // 4
+
+
+def test_each_nf_says_why_it_drops(dataplane):
+    """The NAT drops replies for which it has no connection (no_mapping); the router drops what
+    its table has no route for (no_route): each counted under its reason, nothing as other."""
+    with Session("double-buffer") as s:
+        s.add_nfs("nat", ["nat"], args=("--public-ip", "198.51.100.7"))
+        s.add_nfs("router", ["router"])
+        s.set_chain(0, ["nat"])
+        s.set_chain(1, ["router"])
+        gen = _traffic(s, 1, rate_pps=20_000, duration_s=0.3,
+                       extra=("--dst-ip-base", "198.51.100.7"))
+        gen2 = _traffic(s, 2, rate_pps=20_000, duration_s=0.3,
+                        extra=("--dst-ip-base", "172.31.0.1"))
+        vs = s.close()
+    nf = {n["name"]: n for n in vs["per_nf"]}
+    assert nf["nat"]["drops_by_reason"]["no_mapping"] == nf["nat"]["drop"] > 0
+    assert nf["router"]["drops_by_reason"]["no_route"] == nf["router"]["drop"] > 0
+    assert nf["nat"]["drops_by_reason"]["other"] == nf["router"]["drops_by_reason"]["other"] == 0
+    assert gen["sent"] > 0 and gen2["sent"] > 0
 
 
 @pytest.mark.parametrize("arch", ["double-buffer", "shared-ring", "isolated"])
@@ -202,3 +225,17 @@ def test_nfs_killed_at_any_point_a_hundred_times_stall_nothing(dataplane, arch):
     assert len(dead) == 100
     assert vs["pool"]["free"] == vs["pool"]["size"]
     assert vs["dropped"]["nf_dead"] == sum(n["lost_at_death"] for n in dead)
+
+
+def test_the_arena_carries_io_addresses_a_nic_could_dma_to(dataplane):
+    """The pool's buffers have IO addresses (the pages' virtual ones in IOVA-as-VA mode, their
+    physical ones in IOVA-as-PA, which only root may read), and every port's device accepted
+    the arena's DMA map. No physical NIC here: what a NIC's driver would use is checked."""
+    with Session("double-buffer") as s:
+        arena = s.stats()["arena"]
+        s.close()
+    assert arena["iova"] in ("va", "pa", "none")
+    assert arena["mbuf_iova"] == (arena["iova"] != "none")
+    if os.geteuid() == 0:
+        assert arena["iova"] != "none" and arena["dma_map_ports"] == 2
+    assert arena["dma_map_refused"] == 0

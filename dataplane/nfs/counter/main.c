@@ -17,10 +17,11 @@ counter_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	bool keep[NFVP_NF_MAX_BURST];
 	uint16_t i;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		keep[i] = !(drop_every && ++seen % drop_every == 0);
+		if (!keep[i])
+			nfvp_nf_drop(nf, NFVP_DROP_POLICY, 1);
 	}
 	return nfvp_nf_keep(pkts, n, keep);
 }

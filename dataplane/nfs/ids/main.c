@@ -273,7 +273,6 @@ ids_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	bool keep[NFVP_NF_MAX_BURST];
 	uint16_t i;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
 		uint32_t len = 0, j, s = 0, hit = 0;
 		const uint8_t *p = payload(pkts[i], &len);
@@ -287,6 +286,8 @@ ids_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			ids.matched += hit;
 		}
 		keep[i] = !(hit && ids.drop);
+		if (!keep[i])
+			nfvp_nf_drop(nf, NFVP_DROP_POLICY, 1); /* a signature matched */
 	}
 	return nfvp_nf_keep(pkts, n, keep);
 }

@@ -21,7 +21,6 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	bool keep[NFVP_NF_MAX_BURST];
 	uint16_t i;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
 		keys[i] = nfvp_mac_key(rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)
 				       ->dst_addr.addr_bytes, 0);
@@ -32,6 +31,8 @@ l2fwd_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		keep[i] = hits >> i & 1;
 		if (keep[i])
 			nfvp_nf_set_port(pkts[i], (uint16_t)(uintptr_t)data[i]);
+		else
+			nfvp_nf_drop(nf, NFVP_DROP_UNKNOWN_DST, 1);
 	}
 	return nfvp_nf_keep(pkts, n, keep);
 }

@@ -21,7 +21,6 @@ mpls_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	bool keep[NFVP_NF_MAX_BURST];
 	uint16_t i;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
 		uint32_t *word, v, label;
@@ -32,6 +31,7 @@ mpls_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		word = (uint32_t *)(eth + 1);
 		v = rte_be_to_cpu_32(*word);
 		if ((v & 0xff) <= 1) { /* TTL expires: drop */
+			nfvp_nf_drop(nf, NFVP_DROP_TTL, 1);
 			keep[i] = false;
 			continue;
 		}

@@ -78,18 +78,20 @@ static struct {
 } nat = { .entries = 65536, .port_min = 1024, .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
 
 /* Ethernet / IPv4 / UDP|TCP with its headers in the first segment, not a later fragment:
- * 0 and p filled in, else -1 (drop). */
-static inline int
+ * NFVP_DROP_REASONS (none) and p filled in, else why it is dropped. */
+static inline enum nfvp_drop_reason
 nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint32_t len = rte_pktmbuf_data_len(m), hl, need;
 
-	if (len < sizeof(*eth) + sizeof(*ip) ||
-	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || (ip->version_ihl >> 4) != 4 ||
-	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-		return -1;
+	if (len < sizeof(*eth) + sizeof(*ip))
+		return NFVP_DROP_TRUNCATED;
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || (ip->version_ihl >> 4) != 4)
+		return NFVP_DROP_NOT_IPV4;
+	if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return NFVP_DROP_FRAGMENT;
 	hl = rte_ipv4_hdr_len(ip);
 	if (ip->next_proto_id == IPPROTO_UDP) {
 		need = 8;
@@ -98,16 +100,16 @@ nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 		need = 20;
 		p->csum = 8;
 	} else {
-		return -1;
+		return NFVP_DROP_PROTOCOL;
 	}
 	if (hl < sizeof(*ip) || len < sizeof(*eth) + hl + need)
-		return -1;
+		return NFVP_DROP_TRUNCATED;
 	p->ip = ip;
 	p->l4 = (rte_be16_t *)((uint8_t *)ip + hl);
 	p->key = (struct nat_key){ .src_ip = ip->src_addr, .dst_ip = ip->dst_addr,
 				   .src_port = p->l4[0], .dst_port = p->l4[1],
 				   .proto = ip->next_proto_id };
-	return 0;
+	return NFVP_DROP_REASONS;
 }
 
 /* A new outbound connection for key k: the next public port, both keys added. The outbound
@@ -179,9 +181,11 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i, v = 0, k = 0, d = 0;
 	int opened = 0;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
-		if (nat_parse(pkts[i], &p[v]) < 0) {
+		enum nfvp_drop_reason why = nat_parse(pkts[i], &p[v]);
+
+		if (why != NFVP_DROP_REASONS) {
+			nfvp_nf_drop(nf, why, 1);
 			dropped[d++] = pkts[i];
 			continue;
 		}
@@ -203,7 +207,8 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			pos[i] = nat_open(&p[i].key);
 			opened |= pos[i] >= 0;
 		}
-		if (pos[i] < 0) {
+		if (pos[i] < 0) { /* a new connection found no room, or a reply no connection */
+			nfvp_nf_drop(nf, out ? NFVP_DROP_TABLE_FULL : NFVP_DROP_NO_MAPPING, 1);
 			dropped[d++] = valid[i];
 			continue;
 		}

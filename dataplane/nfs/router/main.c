@@ -34,15 +34,22 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	bool keep[NFVP_NF_MAX_BURST];
 	uint16_t i;
 
-	(void)nf;
 	for (i = 0; i < n; i++) {
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		enum nfvp_drop_reason why = NFVP_DROP_REASONS;
 		uint32_t hop;
 
-		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-		    ip->time_to_live <= 1 ||
-		    rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0) {
+		if (rte_pktmbuf_data_len(pkts[i]) < sizeof(*eth) + sizeof(*ip))
+			why = NFVP_DROP_TRUNCATED;
+		else if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+			why = NFVP_DROP_NOT_IPV4;
+		else if (ip->time_to_live <= 1)
+			why = NFVP_DROP_TTL;
+		else if (rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0)
+			why = NFVP_DROP_NO_ROUTE;
+		if (why != NFVP_DROP_REASONS) {
+			nfvp_nf_drop(nf, why, 1);
 			keep[i] = false;
 			continue;
 		}
