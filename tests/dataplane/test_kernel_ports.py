@@ -1,5 +1,6 @@
 """Real traffic from the kernel: two network namespaces joined through the vSwitch by TAP ports,
-the NAT NF between them. TCP and UDP from the kernel's own stack cross it, translated.
+the NAT NF between them. TCP, UDP (fragmented too) and ICMP echo from the kernel's own stack
+cross it, translated.
 
 Everything here happens inside two namespaces the test makes and deletes (addresses only there),
 bounded in time."""
@@ -36,12 +37,12 @@ while True:
     h.update(b); n += len(b)
 conn.sendall(f"{h.hexdigest()} {n} {peer[0]}".encode()); conn.close()
 for _ in range(int(sys.argv[1])):
-    data, peer = udp.recvfrom(2048)
+    data, peer = udp.recvfrom(8192)
     udp.sendto(data + b" " + peer[0].encode(), peer)
 """
 
 CLIENT = r"""
-import hashlib, json, os, socket, sys
+import hashlib, json, os, socket, struct, sys
 blob = os.urandom(4 << 20)
 s = socket.create_connection((sys.argv[1], 5001), timeout=20)
 s.sendall(blob); s.shutdown(socket.SHUT_WR)
@@ -55,10 +56,26 @@ digest, n, peer = reply.decode().split()
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5)
 echoes = []
 for i in range(int(sys.argv[2])):
-    u.sendto(f"datagram {i}".encode(), (sys.argv[1], 5002))
-    echoes.append(u.recvfrom(2048)[0].decode())
+    pad = b"x" * 3000 if i % 5 == 0 else b""   # larger than the MTU: sent in fragments
+    u.sendto(f"datagram {i}".encode() + pad, (sys.argv[1], 5002))
+    echoes.append(u.recvfrom(8192)[0].replace(b"x", b"").decode())
+def csum(b):
+    t = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    t = (t >> 16) + (t & 0xffff)
+    return ~(t + (t >> 16)) & 0xffff
+icmp = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); icmp.settimeout(5)
+pongs = []
+for seq in range(1, 4):
+    body = struct.pack("!BBHHH", 8, 0, 0, 0x4e46, seq) + b"nfvperf!"
+    icmp.sendto(body[:2] + struct.pack("!H", csum(body)) + body[4:], (sys.argv[1], 0))
+    while True:
+        pkt, addr = icmp.recvfrom(2048)
+        kind, _, _, ident, got = struct.unpack("!BBHHH", pkt[20:28])
+        if kind == 0:
+            pongs.append([addr[0], ident, got, csum(pkt[20:]) == 0])
+            break
 print(json.dumps({"sent": hashlib.sha256(blob).hexdigest(), "got": digest, "bytes": int(n),
-                  "tcp_peer": peer, "echoes": echoes}))
+                  "tcp_peer": peer, "echoes": echoes, "pongs": pongs}))
 """
 
 
@@ -71,7 +88,7 @@ def namespaces():
         yield p
 
 
-def test_tcp_and_udp_from_the_kernel_cross_the_nat(dataplane, namespaces):
+def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces):
     p = namespaces
     spec = ChainSpec.model_validate({"name": "nat", "services": [
         {"nf": "nat", "args": ["--public-ip", netns.PUBLIC]}]})
@@ -92,7 +109,10 @@ def test_tcp_and_udp_from_the_kernel_cross_the_nat(dataplane, namespaces):
     r = json.loads(client.stdout)
     assert r["got"] == r["sent"] and r["bytes"] == 4 << 20      # every byte, intact
     assert r["tcp_peer"] == netns.PUBLIC                          # the server saw the NAT
+    # every fifth datagram went out and came back in fragments, which followed their first
     assert r["echoes"] == [f"datagram {i} {netns.PUBLIC}" for i in range(datagrams)]
+    # ICMP echo: the far host answered the NAT's address, the reply came back with our id
+    assert r["pongs"] == [[netns.OUTSIDE, 0x4E46, seq, True] for seq in (1, 2, 3)]
     nat = next(n for n in counters["nfs"] if n["service"] == 0)
     assert nat["tx"] > (4 << 20) // 1500                          # the segments went through it
     assert all(q["rx"] > 0 and q["tx"] > 0 for q in counters["ports"])

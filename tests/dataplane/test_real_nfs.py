@@ -47,6 +47,24 @@ def test_router_routes_decrements_ttl_and_keeps_the_checksum_right(dataplane, tm
         assert eth.src == bytes.fromhex("02000000ee01")
 
 
+def test_router_takes_its_routes_from_a_file_with_a_default(dataplane, tmp_path):
+    routes = tmp_path / "routes.txt"
+    routes.write_text("# prefix       port  next hop\n10.9.0.0/16      0  02:00:00:00:00:aa\n"
+                      "10.9.7.0/24      0  02:00:00:00:00:cc   # the longer prefix wins\n\n"
+                      "default          0  02:00:00:00:00:bb\n")
+    sent = [ipv4("10.9.1.1"), ipv4("10.9.7.5"), ipv4("172.16.0.1")]
+    pin, pout = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    pcap.write(pin, sent + [ipv4("10.9.1.1", ttl=1)])
+    r = replay(pin, pout, nf="router", nf_args=("--route-file", str(routes)))
+    assert r["frames_out"] == 3 and r["dropped"] == {"nf": 1}
+    assert [dpkt.ethernet.Ethernet(f).dst.hex() for f in pcap.read(pout)] == [
+        "0200000000aa", "0200000000cc", "0200000000bb"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("10.9.0.0/16 0 02:00:00:00:00:aa\n10.9.0.0/40 0 02:00:00:00:00:aa\n")
+    with pytest.raises(Exception, match="line 2: a prefix A.B.C.D/LEN"):
+        replay(pin, pout, nf="router", nf_args=("--route-file", str(bad)))
+
+
 def test_l2fwd_forwards_known_destinations_and_drops_the_rest(dataplane, tmp_path):
     known = [ipv4("10.0.0.1", dst_mac=bytes([2, 0, 0, 0, 0, i])) for i in range(16)]
     unknown = [ipv4("10.0.0.1", dst_mac=bytes([2, 0, 0, 0, 1, i])) for i in range(4)]

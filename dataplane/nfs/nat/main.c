@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* nat: a source NAT with port translation (NAPT) for IPv4 UDP and TCP (Ethernet / IPv4 /
- * UDP|TCP, untagged). The connection table is an rte_hash keyed by the packet's 5-tuple (src IP,
+/* nat: a source NAT with port translation (NAPT) for IPv4 UDP, TCP and ICMP echo (Ethernet /
+ * IPv4 / UDP|TCP|ICMP, untagged). The connection table is an rte_hash keyed by the packet's 5-tuple (src IP,
  * dst IP, src port, dst port, protocol; 16 B); the position it returns indexes an array of
  * entries (the address and port to write, the ones they replace, the last-seen TSC).
  *
@@ -13,9 +13,17 @@
  * 64K; 2 keys each) or ports exhausted: dropped.
  * Inbound (destination == --public-ip): the reverse key's entry gives the inside address and
  * port, written as destination; a miss is dropped.
- * The IPv4 header checksum and the UDP/TCP checksum (its pseudo-header share too) are updated
- * incrementally (RFC 1624); a UDP checksum of 0 (none) stays 0. Dropped as well: not IPv4, not
- * UDP or TCP, fragments but the first (offset != 0: they carry no ports), truncated headers.
+ * ICMP echo is translated by its query identifier as UDP by its port (RFC 5508, 3.1): a request
+ * going out opens or finds the connection and takes the public identifier, a reply coming back
+ * gets the inside one; other ICMP messages are dropped (protocol), errors about a connection
+ * too (RFC 5508's translation of their inner header is not here).
+ * Fragments follow their first (RFC 4787, 11): the first fragment of a datagram, translated,
+ * leaves a note (source, destination, IP id, protocol: the connection); a later fragment that
+ * finds the note gets the same addresses; one that comes before its first, or whose note a
+ * newer datagram took (NAT_FRAGS notes, by hash), is dropped (fragment).
+ * The IPv4 header checksum and the UDP/TCP checksum (its pseudo-header share too) or ICMP's are
+ * updated incrementally (RFC 1624); a UDP checksum of 0 (none) stays 0. Dropped as well: not
+ * IPv4 (not_ipv4), truncated headers. Drops are counted by reason (per_nf's drops_by_reason).
  * The output port is the chain's. Its EO model: src/nfvperf/data/nfs/nat.yaml. */
 
 #include <arpa/inet.h>
@@ -30,6 +38,7 @@
 #include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
@@ -41,6 +50,9 @@
 
 #define NAT_MAX_ENTRIES (1u << 24)
 #define NAT_MIN_KEYS 8u /* rte_hash wants at least a bucket's worth (--entries is enforced) */
+#define NAT_FRAGS 4096u  /* notes of first fragments, by hash */
+#define NAT_FOLLOW NFVP_DROP_REASONS /* nat_parse: a later fragment, to follow its first */
+#define NAT_OK (NFVP_DROP_REASONS + 1)
 
 /* A 5-tuple as the packet carries it (network order); pad zeroed: it is hashed and compared. */
 struct nat_key {
@@ -66,8 +78,18 @@ struct nat_entry {
 struct nat_pkt {
 	struct nat_key key;
 	struct rte_ipv4_hdr *ip;
-	rte_be16_t *l4;       /* the UDP or TCP header: source port, destination port, ... */
+	rte_be16_t *l4;       /* the UDP, TCP or ICMP header (NULL: a later fragment) */
+	uint8_t port[2];      /* l4[] index of the port written inbound [0] and outbound [1] */
 	uint8_t csum;         /* the L4 checksum's index in l4[] */
+	uint8_t pseudo;       /* it covers the addresses too (UDP, TCP; not ICMP) */
+};
+
+/* A first fragment's note: its datagram (as it came in) and the connection it took. */
+struct nat_frag {
+	rte_be32_t src_ip, dst_ip;
+	rte_be16_t id;
+	uint8_t proto, out;
+	int32_t pos;          /* -1: free */
 };
 
 static struct {
@@ -75,41 +97,73 @@ static struct {
 	rte_be32_t public_ip;
 	struct rte_hash *hash;
 	struct nat_entry *table;
+	struct nat_frag frags[NAT_FRAGS];
 } nat = { .entries = 65536, .port_min = 1024, .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
 
-/* Ethernet / IPv4 / UDP|TCP with its headers in the first segment, not a later fragment:
- * NFVP_DROP_REASONS (none) and p filled in, else why it is dropped. */
-static inline enum nfvp_drop_reason
+/* Ethernet / IPv4 / UDP|TCP|ICMP echo with its headers in the first segment: NAT_OK and p
+ * filled in; a later fragment: NAT_FOLLOW (p's key and ip filled in); else why it is dropped. */
+static inline unsigned int
 nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint32_t len = rte_pktmbuf_data_len(m), hl, need;
+	rte_be16_t *l4;
 
 	if (len < sizeof(*eth) + sizeof(*ip))
 		return NFVP_DROP_TRUNCATED;
 	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || (ip->version_ihl >> 4) != 4)
 		return NFVP_DROP_NOT_IPV4;
-	if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-		return NFVP_DROP_FRAGMENT;
+	p->ip = ip;
+	p->key = (struct nat_key){ .src_ip = ip->src_addr, .dst_ip = ip->dst_addr,
+				   .proto = ip->next_proto_id };
+	if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0) {
+		p->l4 = NULL;
+		return NAT_FOLLOW;
+	}
 	hl = rte_ipv4_hdr_len(ip);
-	if (ip->next_proto_id == IPPROTO_UDP) {
-		need = 8;
-		p->csum = 3;
-	} else if (ip->next_proto_id == IPPROTO_TCP) {
-		need = 20;
-		p->csum = 8;
+	if (ip->next_proto_id == IPPROTO_UDP || ip->next_proto_id == IPPROTO_TCP) {
+		need = ip->next_proto_id == IPPROTO_UDP ? 8 : 20;
+		*p = (struct nat_pkt){ .key = p->key, .ip = ip, .port = { 1, 0 },
+				       .csum = ip->next_proto_id == IPPROTO_UDP ? 3 : 8,
+				       .pseudo = 1 };
+	} else if (ip->next_proto_id == IPPROTO_ICMP) {
+		need = 8; /* type, code, checksum, identifier, sequence */
+		*p = (struct nat_pkt){ .key = p->key, .ip = ip, .port = { 2, 2 }, .csum = 1 };
 	} else {
 		return NFVP_DROP_PROTOCOL;
 	}
 	if (hl < sizeof(*ip) || len < sizeof(*eth) + hl + need)
 		return NFVP_DROP_TRUNCATED;
-	p->ip = ip;
-	p->l4 = (rte_be16_t *)((uint8_t *)ip + hl);
-	p->key = (struct nat_key){ .src_ip = ip->src_addr, .dst_ip = ip->dst_addr,
-				   .src_port = p->l4[0], .dst_port = p->l4[1],
-				   .proto = ip->next_proto_id };
-	return NFVP_DROP_REASONS;
+	p->l4 = l4 = (rte_be16_t *)((uint8_t *)ip + hl);
+	if (ip->next_proto_id != IPPROTO_ICMP) {
+		p->key.src_port = l4[0];
+		p->key.dst_port = l4[1];
+	} else if (*(uint8_t *)l4 == RTE_IP_ICMP_ECHO_REQUEST && p->key.dst_ip != nat.public_ip) {
+		p->key.src_port = l4[2]; /* a query going out: its identifier stands for a port */
+	} else if (*(uint8_t *)l4 == RTE_IP_ICMP_ECHO_REPLY && p->key.dst_ip == nat.public_ip) {
+		p->key.dst_port = l4[2]; /* and its reply coming back */
+	} else {
+		return NFVP_DROP_PROTOCOL;
+	}
+	return NAT_OK;
+}
+
+/* The note slot of a fragment's datagram. */
+static inline struct nat_frag *
+frag_slot(const struct rte_ipv4_hdr *ip)
+{
+	uint32_t h = rte_hash_crc_4byte(ip->src_addr, ip->packet_id);
+
+	h = rte_hash_crc_4byte(ip->dst_addr, h ^ ip->next_proto_id);
+	return &nat.frags[h % NAT_FRAGS];
+}
+
+static inline int
+frag_same(const struct nat_frag *f, const struct rte_ipv4_hdr *ip)
+{
+	return f->pos >= 0 && f->src_ip == ip->src_addr && f->dst_ip == ip->dst_addr &&
+	       f->id == ip->packet_id && f->proto == ip->next_proto_id;
 }
 
 /* A new outbound connection for key k: the next public port, both keys added. The outbound
@@ -144,12 +198,13 @@ nat_open(const struct nat_key *k)
 }
 
 /* Write the entry's address and port: as source outbound, as destination inbound; fix the IPv4
- * and L4 checksums for them; refresh the entry's timestamp. */
+ * and L4 checksums for them; refresh the entry's timestamp. A later fragment (no L4 header)
+ * gets the address only. */
 static inline void
 nat_rewrite(struct nat_pkt *p, struct nat_entry *e, int out, uint64_t now)
 {
 	struct rte_ipv4_hdr *ip = p->ip;
-	rte_be16_t *port = &p->l4[out ? 0 : 1], *l4sum = &p->l4[p->csum];
+	rte_be16_t *port, *l4sum;
 	uint32_t old, s;
 
 	if (out) {
@@ -161,30 +216,42 @@ nat_rewrite(struct nat_pkt *p, struct nat_entry *e, int out, uint64_t now)
 	}
 	s = nfvp_cksum_words32(~old) + nfvp_cksum_words32(e->addr);
 	ip->hdr_checksum = nfvp_cksum_adjust(ip->hdr_checksum, s);
-	if (*l4sum != 0 || ip->next_proto_id == IPPROTO_TCP) {
+	e->last_seen = now;
+	if (p->l4 == NULL)
+		return;
+	port = &p->l4[p->port[out]];
+	l4sum = &p->l4[p->csum];
+	if (!p->pseudo) {
+		*l4sum = nfvp_cksum_adjust(*l4sum, (uint16_t)~*port + e->port);
+	} else if (*l4sum != 0 || ip->next_proto_id == IPPROTO_TCP) {
 		*l4sum = nfvp_cksum_adjust(*l4sum, s + (uint16_t)~*port + e->port);
 		if (*l4sum == 0 && ip->next_proto_id == IPPROTO_UDP)
 			*l4sum = 0xffff; /* 0 would say "no checksum" */
 	}
 	*port = e->port;
-	e->last_seen = now;
 }
 
 static uint16_t
 nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *valid[NFVP_NF_MAX_BURST], *dropped[NFVP_NF_MAX_BURST];
-	struct nat_pkt p[NFVP_NF_MAX_BURST];
+	struct rte_mbuf *later[NFVP_NF_MAX_BURST];
+	struct nat_pkt p[NFVP_NF_MAX_BURST], lp[NFVP_NF_MAX_BURST];
 	const void *keys[NFVP_NF_MAX_BURST];
 	int32_t pos[NFVP_NF_MAX_BURST];
 	uint64_t now = rte_rdtsc();
-	uint16_t i, v = 0, k = 0, d = 0;
+	uint16_t i, v = 0, k = 0, d = 0, l = 0;
 	int opened = 0;
 
 	for (i = 0; i < n; i++) {
-		enum nfvp_drop_reason why = nat_parse(pkts[i], &p[v]);
+		unsigned int why = nat_parse(pkts[i], &p[v]);
 
-		if (why != NFVP_DROP_REASONS) {
+		if (why == NAT_FOLLOW) { /* after the firsts of this burst have left their notes */
+			lp[l] = p[v];
+			later[l++] = pkts[i];
+			continue;
+		}
+		if (why != NAT_OK) {
 			nfvp_nf_drop(nf, why, 1);
 			dropped[d++] = pkts[i];
 			continue;
@@ -212,8 +279,24 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			dropped[d++] = valid[i];
 			continue;
 		}
+		if (p[i].ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG))
+			*frag_slot(p[i].ip) = (struct nat_frag){
+				.src_ip = p[i].ip->src_addr, .dst_ip = p[i].ip->dst_addr,
+				.id = p[i].ip->packet_id, .proto = p[i].ip->next_proto_id,
+				.out = (uint8_t)out, .pos = pos[i] };
 		nat_rewrite(&p[i], &nat.table[pos[i]], out, now);
 		pkts[k++] = valid[i];
+	}
+	for (i = 0; i < l; i++) {
+		struct nat_frag *f = frag_slot(lp[i].ip);
+
+		if (!frag_same(f, lp[i].ip)) { /* before its first, or its note taken */
+			nfvp_nf_drop(nf, NFVP_DROP_FRAGMENT, 1);
+			dropped[d++] = later[i];
+			continue;
+		}
+		nat_rewrite(&lp[i], &nat.table[f->pos], f->out, now);
+		pkts[k++] = later[i];
 	}
 	memcpy(pkts + k, dropped, d * sizeof(dropped[0]));
 	return k;
@@ -229,6 +312,7 @@ nat_setup(struct nfvp_nf *nf)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE, /* every key fits, however they hash */
 	};
 	int32_t max;
+	uint32_t i;
 
 	if (nfvp_nf_private_eal(nfvp_nf_name(nf)) < 0)
 		return -ENODEV;
@@ -242,6 +326,8 @@ nat_setup(struct nfvp_nf *nf)
 		return -ENOMEM;
 	}
 	nat.next_port = nat.port_min;
+	for (i = 0; i < NAT_FRAGS; i++)
+		nat.frags[i].pos = -1;
 	return 0;
 }
 
