@@ -15,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 
 #include "vswitch.h"
 
@@ -206,6 +207,8 @@ vs_poll_ports(struct vswitch *vs, int rx)
 			}
 			continue;
 		}
+		for (i = 0; i < n; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 		for (i = 0; i < n; i++) {
 			keys[i] = 0;
 			memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr
@@ -309,8 +312,13 @@ poll_nf(struct vswitch *vs, struct vs_nf *nf)
 		n = iso_returned(vs, nf);
 	} else {
 		n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n && j < VS_PREFETCH; j++)
+			rte_prefetch0(pkts[j]);
+		for (j = 0; j < n; j++) {
+			if (j + VS_PREFETCH < n) /* its header line, written on the NF's core */
+				rte_prefetch0(pkts[j + VS_PREFETCH]);
 			returned(vs, pkts[j]);
+		}
 	}
 	if (n > 0)
 		vs->nf_hist[n]++;

@@ -255,7 +255,7 @@ vs_init(struct vswitch *vs)
 	int rc;
 
 	vs->hz = rte_get_tsc_hz();
-	vs->pool = rte_pktmbuf_pool_create(NFVP_POOL_NAME, vs->cfg.pool_mbufs, 0, 0,
+	vs->pool = rte_pktmbuf_pool_create(NFVP_POOL_NAME, vs->cfg.pool_mbufs, VS_POOL_CACHE, 0,
 					   RTE_MBUF_DEFAULT_BUF_SIZE, vs->heap_socket);
 	if (vs->pool == NULL) {
 		fprintf(stderr, "vswitch: mbuf pool: %s\n", rte_strerror(rte_errno));

@@ -16,7 +16,11 @@
 #include "nfvp_shm.h"
 
 #define VS_HIST 33 /* burst sizes 0..32 */
-#define VS_SWEEP_US 1000 /* blocking NFs: every NF's returns looked at, at least this often */
+/* mbufs each allocating lcore (the vSwitch's, the generator's) keeps at hand: the pool's ring
+ * is then taken once per this many, not once per burst. NFs never allocate or free. */
+#define VS_POOL_CACHE 256
+#define VS_SWEEP_US 1000
+#define VS_PREFETCH 4 /* packets ahead whose lines are fetched while one is handled */ /* blocking NFs: every NF's returns looked at, at least this often */
 /* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
 #define VS_LAT_SUB_BITS 2
 #define VS_LAT_BINS NFVP_HIST_BINS(VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)
