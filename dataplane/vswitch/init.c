@@ -209,6 +209,19 @@ ring_port_create(struct vswitch *vs, unsigned int idx)
 	return port_start(vs, p);
 }
 
+/* An 8 B key (a MAC, zero-padded) compared as one word: rte_hash calls memcmp for key lengths
+ * it has no compare of its own for, and 8 is one of them. */
+static int
+key8_cmp(const void *a, const void *b, size_t len)
+{
+	uint64_t x, y;
+
+	(void)len;
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x != y;
+}
+
 static int
 tables_create(struct vswitch *vs)
 {
@@ -223,6 +236,7 @@ tables_create(struct vswitch *vs)
 	vs->mac2chain = rte_hash_create(&hp);
 	if (vs->mac2chain == NULL)
 		goto fail;
+	rte_hash_set_cmp_func(vs->mac2chain, key8_cmp);
 	if (vs->cfg.arch == NFVP_ARCH_FDIR) {
 		/* the NIC's flow director, in the arena: nfvp-gen (the wire side) reads it */
 		hp.name = NFVP_FDIR_HASH_NAME;
