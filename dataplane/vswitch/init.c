@@ -222,6 +222,17 @@ key8_cmp(const void *a, const void *b, size_t len)
 	return x != y;
 }
 
+/* and hashed as one word (rte_hash_crc walks any length) */
+static uint32_t
+key8_hash(const void *key, uint32_t len, uint32_t init)
+{
+	uint64_t x;
+
+	(void)len;
+	memcpy(&x, key, sizeof(x));
+	return rte_hash_crc_8byte(x, init);
+}
+
 static int
 tables_create(struct vswitch *vs)
 {
@@ -229,7 +240,7 @@ tables_create(struct vswitch *vs)
 		.name = "nfvp_mac2chain",
 		.entries = NFVP_MAX_CHAINS,
 		.key_len = sizeof(uint64_t),
-		.hash_func = rte_hash_crc,
+		.hash_func = key8_hash,
 		.socket_id = SOCKET_ID_ANY,
 	};
 
@@ -240,6 +251,7 @@ tables_create(struct vswitch *vs)
 	if (vs->cfg.arch == NFVP_ARCH_FDIR) {
 		/* the NIC's flow director, in the arena: nfvp-gen (the wire side) reads it */
 		hp.name = NFVP_FDIR_HASH_NAME;
+		hp.hash_func = rte_hash_crc; /* as the generator's lookups compute it */
 		hp.entries = 1024;
 		hp.socket_id = vs->heap_socket;
 		vs->fdir = rte_hash_create(&hp);
