@@ -247,16 +247,14 @@ sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
 	nf->sojourn_n++;
 }
 
-/* A packet back from an NF: drop it, or on to the next hop. */
+/* A packet back from NF nf (its own ring: the one it was handed to): drop it, or on to the
+ * next hop. */
 static void
-returned(struct vswitch *vs, struct rte_mbuf *m)
+returned(struct vswitch *vs, struct vs_nf *nf, struct rte_mbuf *m)
 {
 	struct nfvp_meta *meta = nfvp_meta(m);
 
-	if (meta->owner > 0 && meta->owner <= vs->n_nf_ids) {
-		vs->nfs[meta->owner - 1].returned++;
-		sojourn(vs, &vs->nfs[meta->owner - 1], m);
-	}
+	sojourn(vs, nf, m);
 	meta->owner = 0;
 	if (meta->verdict == NFVP_DROP) {
 		vs->drops.nf++;
@@ -312,12 +310,13 @@ poll_nf(struct vswitch *vs, struct vs_nf *nf)
 		n = iso_returned(vs, nf);
 	} else {
 		n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
+		nf->returned += n;
 		for (j = 0; j < n && j < VS_PREFETCH; j++)
 			rte_prefetch0(pkts[j]);
 		for (j = 0; j < n; j++) {
 			if (j + VS_PREFETCH < n) /* its header line, written on the NF's core */
 				rte_prefetch0(pkts[j + VS_PREFETCH]);
-			returned(vs, pkts[j]);
+			returned(vs, nf, pkts[j]);
 		}
 	}
 	if (n > 0)
@@ -454,9 +453,11 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 		}
 	} else {
 		while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
-						   NULL)) > 0)
+						   NULL)) > 0) {
+			nf->returned += n;
 			for (i = 0; i < n; i++)
-				returned(vs, pkts[i]);
+				returned(vs, nf, pkts[i]);
+		}
 		vs_flush(vs);
 		/* the rest (in its to_nf ring, or in the NF's hands) still names it as owner */
 		rte_mempool_obj_iter(vs->pool, reclaim_obj, &r);
