@@ -1,6 +1,6 @@
 """Real traffic from the kernel: two network namespaces joined through the vSwitch by TAP ports,
-the NAT NF between them. TCP, UDP (fragmented too) and ICMP echo from the kernel's own stack
-cross it, translated.
+the NAT NF between them. TCP, UDP (fragmented too), ICMP echo and an ICMP error from the
+kernel's own stack cross it, translated.
 
 Everything here happens inside two namespaces the test makes and deletes (addresses only there),
 bounded in time."""
@@ -74,8 +74,16 @@ for seq in range(1, 4):
         if kind == 0:
             pongs.append([addr[0], ident, got, csum(pkt[20:]) == 0])
             break
+closed = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); closed.settimeout(5)
+closed.connect((sys.argv[1], 5009)); closed.send(b"anyone there?")
+try:
+    closed.recv(100); refused = "answered"
+except ConnectionRefusedError:     # the port unreachable came back, translated
+    refused = "refused"
+except socket.timeout:
+    refused = "silence"
 print(json.dumps({"sent": hashlib.sha256(blob).hexdigest(), "got": digest, "bytes": int(n),
-                  "tcp_peer": peer, "echoes": echoes, "pongs": pongs}))
+                  "tcp_peer": peer, "echoes": echoes, "pongs": pongs, "closed": refused}))
 """
 
 
@@ -113,6 +121,9 @@ def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces):
     assert r["echoes"] == [f"datagram {i} {netns.PUBLIC}" for i in range(datagrams)]
     # ICMP echo: the far host answered the NAT's address, the reply came back with our id
     assert r["pongs"] == [[netns.OUTSIDE, 0x4E46, seq, True] for seq in (1, 2, 3)]
+    # a datagram to a closed port: the far host's port unreachable, about the NAT's address
+    # and port, reached our socket as about ours (RFC 5508, 4.2)
+    assert r["closed"] == "refused"
     nat = next(n for n in counters["nfs"] if n["service"] == 0)
     assert nat["tx"] > (4 << 20) // 1500                          # the segments went through it
     assert all(q["rx"] > 0 and q["tx"] > 0 for q in counters["ports"])

@@ -15,8 +15,9 @@
  * port, written as destination; a miss is dropped.
  * ICMP echo is translated by its query identifier as UDP by its port (RFC 5508, 3.1): a request
  * going out opens or finds the connection and takes the public identifier, a reply coming back
- * gets the inside one; other ICMP messages are dropped (protocol), errors about a connection
- * too (RFC 5508's translation of their inner header is not here).
+ * gets the inside one. An ICMP error coming back about a packet that went out (destination
+ * unreachable, time exceeded, parameter problem) goes to the inside host with the packet it
+ * quotes translated back (RFC 5508, 4.2); other ICMP messages are dropped (protocol).
  * Fragments follow their first (RFC 4787, 11): the first fragment of a datagram, translated,
  * leaves a note (source, destination, IP id, protocol: the connection); a later fragment that
  * finds the note gets the same addresses; one that comes before its first, or whose note a
@@ -48,57 +49,11 @@
 #include "nfvp_nf.h"
 #include "nfvp_parse.h"
 
-#define NAT_MAX_ENTRIES (1u << 24)
-#define NAT_MIN_KEYS 8u /* rte_hash wants at least a bucket's worth (--entries is enforced) */
-#define NAT_FRAGS 4096u  /* notes of first fragments, by hash */
-#define NAT_FOLLOW NFVP_DROP_REASONS /* nat_parse: a later fragment, to follow its first */
-#define NAT_OK (NFVP_DROP_REASONS + 1)
+#include "nat.h"
 
-/* A 5-tuple as the packet carries it (network order); pad zeroed: it is hashed and compared. */
-struct nat_key {
-	rte_be32_t src_ip, dst_ip;
-	rte_be16_t src_port, dst_port;
-	uint8_t proto;
-	uint8_t pad[3];
-};
-static_assert(sizeof(struct nat_key) == 16, "nat_key: 16 B, no hidden padding");
+struct nat_state nat = { .entries = 65536, .port_min = 1024,
+			  .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
 
-/* One per key, at the key's position: outbound, addr/port are the public ones and orig_* the
- * inside ones; inbound (the reverse key), the other way round. */
-struct nat_entry {
-	rte_be32_t addr;      /* written into the packet */
-	rte_be16_t port;
-	rte_be16_t orig_port; /* what they replace */
-	rte_be32_t orig_addr;
-	int32_t peer;         /* the other direction's position */
-	uint64_t last_seen;   /* TSC */
-};
-
-/* What the burst handler keeps of a parsed packet. */
-struct nat_pkt {
-	struct nat_key key;
-	struct rte_ipv4_hdr *ip;
-	rte_be16_t *l4;       /* the UDP, TCP or ICMP header (NULL: a later fragment) */
-	uint8_t port[2];      /* l4[] index of the port written inbound [0] and outbound [1] */
-	uint8_t csum;         /* the L4 checksum's index in l4[] */
-	uint8_t pseudo;       /* it covers the addresses too (UDP, TCP; not ICMP) */
-};
-
-/* A first fragment's note: its datagram (as it came in) and the connection it took. */
-struct nat_frag {
-	rte_be32_t src_ip, dst_ip;
-	rte_be16_t id;
-	uint8_t proto, out;
-	int32_t pos;          /* -1: free */
-};
-
-static struct {
-	uint32_t entries, conns, port_min, next_port;
-	rte_be32_t public_ip;
-	struct rte_hash *hash;
-	struct nat_entry *table;
-	struct nat_frag frags[NAT_FRAGS];
-} nat = { .entries = 65536, .port_min = 1024, .public_ip = RTE_BE32(RTE_IPV4(192, 0, 2, 1)) };
 
 /* Ethernet / IPv4 / UDP|TCP|ICMP echo with its headers in the first segment: NAT_OK and p
  * filled in; a later fragment: NAT_FOLLOW (p's key and ip filled in); else why it is dropped. */
@@ -143,6 +98,8 @@ nat_parse(struct rte_mbuf *m, struct nat_pkt *p)
 		p->key.src_port = l4[2]; /* a query going out: its identifier stands for a port */
 	} else if (*(uint8_t *)l4 == RTE_IP_ICMP_ECHO_REPLY && p->key.dst_ip == nat.public_ip) {
 		p->key.dst_port = l4[2]; /* and its reply coming back */
+	} else if (p->key.dst_ip == nat.public_ip && nat_icmp_error(m, p)) {
+		return NAT_ERROR;
 	} else {
 		return NFVP_DROP_PROTOCOL;
 	}
@@ -246,6 +203,20 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		unsigned int why = nat_parse(pkts[i], &p[v]);
 
+		if (why == NAT_ERROR) { /* its connection's reverse key, found alone */
+			int32_t at = rte_hash_lookup(nat.hash, &p[v].key);
+
+			if (at < 0) {
+				nfvp_nf_drop(nf, NFVP_DROP_NO_MAPPING, 1);
+				dropped[d++] = pkts[i];
+			} else {
+				nat_icmp_error_rewrite(pkts[i], &p[v], &nat.table[at]);
+				later[l] = pkts[i]; /* sent after the burst's others */
+				lp[l].l4 = NULL;
+				lp[l++].ip = NULL;
+			}
+			continue;
+		}
 		if (why == NAT_FOLLOW) { /* after the firsts of this burst have left their notes */
 			lp[l] = p[v];
 			later[l++] = pkts[i];
@@ -288,8 +259,13 @@ nat_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 		pkts[k++] = valid[i];
 	}
 	for (i = 0; i < l; i++) {
-		struct nat_frag *f = frag_slot(lp[i].ip);
+		struct nat_frag *f;
 
+		if (lp[i].ip == NULL) { /* an ICMP error, translated already */
+			pkts[k++] = later[i];
+			continue;
+		}
+		f = frag_slot(lp[i].ip);
 		if (!frag_same(f, lp[i].ip)) { /* before its first, or its note taken */
 			nfvp_nf_drop(nf, NFVP_DROP_FRAGMENT, 1);
 			dropped[d++] = later[i];
