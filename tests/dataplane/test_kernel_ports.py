@@ -87,6 +87,62 @@ print(json.dumps({"sent": hashlib.sha256(blob).hexdigest(), "got": digest, "byte
 """
 
 
+SNIFFER = r"""
+import signal, socket, sys, dpkt
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3)); s.bind((sys.argv[1], 0))
+f = open(sys.argv[2], "wb"); w = dpkt.pcap.Writer(f)
+def stop(*_):
+    f.close(); sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("sniffing", flush=True)
+while True:
+    frame, addr = s.recvfrom(65535)
+    if addr[2] != socket.PACKET_OUTGOING:       # what came in here: the NAT's output
+        w.writepkt(frame)
+"""
+
+
+def _sniff(ns: str, dev: str, path):
+    p = subprocess.Popen(netns.in_ns(ns, sys.executable, "-c", SNIFFER, dev, str(path)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "sniffing", p.stderr.read()
+    return p
+
+
+def _frames_are_right(path, *, src: str | None = None, dst: str | None = None) -> dict:
+    """Each IPv4 frame the NAT sent out: its header checksum, its TCP, UDP or ICMP checksum
+    (fragments: the IP header only), and the address it translated. Counts by kind."""
+    import socket as sk
+
+    import dpkt
+
+    seen = {"tcp": 0, "udp": 0, "icmp": 0, "fragment": 0}
+    with open(path, "rb") as f:
+        for _, frame in dpkt.pcap.Reader(f):
+            eth = dpkt.ethernet.Ethernet(frame)
+            if eth.type != dpkt.ethernet.ETH_TYPE_IP:
+                continue
+            ip = eth.data
+            raw = bytes(frame[14:14 + ip.hl * 4])
+            assert dpkt.in_cksum(raw) == 0, "IPv4 header checksum"
+            assert src is None or sk.inet_ntoa(ip.src) == src
+            assert dst is None or sk.inet_ntoa(ip.dst) == dst
+            if ip.mf or ip.offset:
+                seen["fragment"] += 1
+                continue
+            l4 = bytes(frame[14 + ip.hl * 4:14 + ip.len])
+            if ip.p == dpkt.ip.IP_PROTO_ICMP:
+                assert dpkt.in_cksum(l4) == 0, "ICMP checksum"
+                seen["icmp"] += 1
+            elif ip.p in (dpkt.ip.IP_PROTO_TCP, dpkt.ip.IP_PROTO_UDP):
+                if ip.p == dpkt.ip.IP_PROTO_UDP and l4[6:8] == b"\0\0":
+                    continue                               # no UDP checksum
+                pseudo = ip.src + ip.dst + bytes([0, ip.p]) + len(l4).to_bytes(2, "big")
+                assert dpkt.in_cksum(pseudo + l4) == 0, "TCP/UDP checksum"
+                seen["tcp" if ip.p == dpkt.ip.IP_PROTO_TCP else "udp"] += 1
+    return seen
+
+
 @pytest.fixture
 def namespaces():
     why = netns.usable()
@@ -96,12 +152,15 @@ def namespaces():
         yield p
 
 
-def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces):
+def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces, tmp_path):
     p = namespaces
+    out_pcap, in_pcap = tmp_path / "outside.pcap", tmp_path / "inside.pcap"
     spec = ChainSpec.model_validate({"name": "nat", "services": [
         {"nf": "nat", "args": ["--public-ip", netns.PUBLIC]}]})
     datagrams = 20
     with netns.attached(spec, p) as counters:
+        sniffers = [_sniff(p.outside, p.tap_outside, out_pcap), _sniff(p.inside, p.tap_inside,
+                                                                      in_pcap)]
         server = subprocess.Popen(netns.in_ns(p.outside, sys.executable, "-c", SERVER,
                                               str(datagrams)),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -114,6 +173,9 @@ def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces):
             server.wait(30)
         finally:
             server.kill()
+            for sniffer in sniffers:
+                sniffer.terminate()
+                sniffer.wait(10)
     r = json.loads(client.stdout)
     assert r["got"] == r["sent"] and r["bytes"] == 4 << 20      # every byte, intact
     assert r["tcp_peer"] == netns.PUBLIC                          # the server saw the NAT
@@ -124,6 +186,13 @@ def test_tcp_udp_and_ping_from_the_kernel_cross_the_nat(dataplane, namespaces):
     # a datagram to a closed port: the far host's port unreachable, about the NAT's address
     # and port, reached our socket as about ours (RFC 5508, 4.2)
     assert r["closed"] == "refused"
+    # frame by frame, as captured where the NAT's output arrived: checksums and addresses
+    going = _frames_are_right(out_pcap, src=netns.PUBLIC)
+    coming = _frames_are_right(in_pcap, dst=netns.INSIDE)
+    big = len(range(0, datagrams, 5))                  # sent and answered in 3 fragments each
+    assert going["tcp"] > 1000 and going["udp"] >= datagrams - big and going["icmp"] == 3
+    assert going["fragment"] >= 2 * big and coming["fragment"] >= 2 * big
+    assert coming["tcp"] > 100 and coming["udp"] >= datagrams - big and coming["icmp"] >= 4
     nat = next(n for n in counters["nfs"] if n["service"] == 0)
     assert nat["tx"] > (4 << 20) // 1500                          # the segments went through it
     assert all(q["rx"] > 0 and q["tx"] > 0 for q in counters["ports"])
