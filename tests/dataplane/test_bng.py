@@ -72,6 +72,8 @@ def test_bng_encapsulates_learns_and_decapsulates(dataplane, tmp_path):
     pcap.write(pin, sent + dropped)
     r = replay(pin, pout, nf="bng", nf_args=ARGS)
     assert r["frames_out"] == 11 and r["dropped"] == {"nf": 5}
+    why = {k: v for k, v in r["per_nf"][0]["drops_by_reason"].items() if v}
+    assert why == {"no_mapping": 2, "no_route": 1, "ttl": 1, "protocol": 1}
     out = pcap.read(pout)
 
     for k, frame in enumerate(out[:5]):                       # access -> core

@@ -166,8 +166,9 @@ bng_parse_core(const struct rte_mbuf *m, struct bng_core_key *key, uint16_t *inn
 	return true;
 }
 
-/* The source learned (added, or its entry found) and the frame put into the tunnel. */
-static bool
+/* The source learned (added, or its entry found) and the frame put into the tunnel; else why
+ * it is dropped (NFVP_DROP_REASONS: not). */
+static enum nfvp_drop_reason
 bng_encap(struct rte_mbuf *m, uint32_t gre_key, const struct bng_route *r, int32_t pos)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
@@ -179,7 +180,7 @@ bng_encap(struct rte_mbuf *m, uint32_t gre_key, const struct bng_route *r, int32
 	uint8_t *h;
 
 	if (!bng_ttl(ip))
-		return false;
+		return NFVP_DROP_TTL;
 	if (pos < 0) {
 		struct bng_core_key learn = { gre_key, rte_be_to_cpu_32(ip->src_addr) };
 
@@ -198,7 +199,7 @@ bng_encap(struct rte_mbuf *m, uint32_t gre_key, const struct bng_route *r, int32
 	ip_len = rte_be_to_cpu_16(ip->total_length);
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, BNG_CORE_HDR - BNG_ACCESS_HDR);
 	if (eth == NULL)
-		return false;
+		return NFVP_DROP_OTHER; /* no headroom for the tunnel */
 	eth->dst_addr = r->mac;
 	eth->src_addr = bng_mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS);
@@ -221,18 +222,18 @@ bng_encap(struct rte_mbuf *m, uint32_t gre_key, const struct bng_route *r, int32
 	sum = (uint16_t)~rte_raw_cksum(gre, 12 + ip_len);
 	memcpy(&gre[1], &sum, sizeof(sum));
 	nfvp_nf_set_port(m, r->port);
-	return true;
+	return NFVP_DROP_REASONS;
 }
 
-/* The tunnel out, Ethernet and the subscriber's QinQ tags in. */
-static bool
+/* The tunnel out, Ethernet and the subscriber's QinQ tags in; else why it is dropped. */
+static enum nfvp_drop_reason
 bng_decap(struct rte_mbuf *m, uint16_t inner, const struct bng_customer *c)
 {
 	struct rte_ether_hdr *eth;
 	struct rte_vlan_hdr *tag;
 
 	if (!bng_ttl(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, inner)))
-		return false;
+		return NFVP_DROP_TTL;
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_adj(m, inner - BNG_ACCESS_HDR);
 	eth->dst_addr = c->mac;
 	eth->src_addr = bng_mac;
@@ -243,11 +244,11 @@ bng_decap(struct rte_mbuf *m, uint16_t inner, const struct bng_customer *c)
 	tag[1].vlan_tci = rte_cpu_to_be_16(c->c_vid);
 	tag[1].eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	nfvp_nf_set_port(m, c->port);
-	return true;
+	return NFVP_DROP_REASONS;
 }
 
 static void
-bng_access_burst(struct bng_burst *b, struct rte_mbuf **pkts)
+bng_access_burst(struct nfvp_nf *nf, struct bng_burst *b, struct rte_mbuf **pkts)
 {
 	uint64_t hits = 0;
 	uint16_t i, n = b->n_acc;
@@ -272,16 +273,21 @@ bng_access_burst(struct bng_burst *b, struct rte_mbuf **pkts)
 			rte_prefetch0(&bng.customer[b->pos[i]]);
 	}
 	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[b->acc[i]];
+		enum nfvp_drop_reason why = NFVP_DROP_NO_MAPPING; /* a subscriber it does not know */
 
-		b->ok[b->acc[i]] = (hits >> i & 1) && (b->hop[i] & RTE_LPM_LOOKUP_SUCCESS) &&
-			bng_encap(m, b->key[i].gre_key, &bng.route[b->hop[i] & 0xffffff],
-				  b->pos[i]);
+		if ((hits >> i & 1) && !(b->hop[i] & RTE_LPM_LOOKUP_SUCCESS))
+			why = NFVP_DROP_NO_ROUTE;
+		else if (hits >> i & 1)
+			why = bng_encap(pkts[b->acc[i]], b->key[i].gre_key,
+					&bng.route[b->hop[i] & 0xffffff], b->pos[i]);
+		b->ok[b->acc[i]] = why == NFVP_DROP_REASONS;
+		if (!b->ok[b->acc[i]])
+			nfvp_nf_drop(nf, why, 1);
 	}
 }
 
 static void
-bng_core_burst(struct bng_burst *b, struct rte_mbuf **pkts)
+bng_core_burst(struct nfvp_nf *nf, struct bng_burst *b, struct rte_mbuf **pkts)
 {
 	uint16_t i, n = b->n_core;
 
@@ -291,9 +297,14 @@ bng_core_burst(struct bng_burst *b, struct rte_mbuf **pkts)
 	for (i = 0; i < n; i++) /* the customers found, fetched together */
 		if (b->pos[i] >= 0)
 			rte_prefetch0(&bng.customer[b->pos[i]]);
-	for (i = 0; i < n; i++)
-		b->ok[b->core[i]] = b->pos[i] >= 0 &&
+	for (i = 0; i < n; i++) {
+		enum nfvp_drop_reason why = b->pos[i] < 0 ? NFVP_DROP_NO_MAPPING : /* no customer */
 			bng_decap(pkts[b->core[i]], b->inner_off[i], &bng.customer[b->pos[i]]);
+
+		b->ok[b->core[i]] = why == NFVP_DROP_REASONS;
+		if (!b->ok[b->core[i]])
+			nfvp_nf_drop(nf, why, 1);
+	}
 }
 
 static uint16_t
@@ -302,7 +313,6 @@ bng_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 	struct bng_burst b;
 	uint16_t i;
 
-	(void)nf;
 	b.n_acc = b.n_core = 0;
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
@@ -310,19 +320,21 @@ bng_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 
 		b.ok[i] = false;
 		if (m->data_len < sizeof(struct rte_ether_hdr))
-			continue;
-		if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) &&
-		    bng_parse_access(m, &b.tags[b.n_acc], &b.dst[b.n_acc]))
+			nfvp_nf_drop(nf, NFVP_DROP_TRUNCATED, 1);
+		else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ) &&
+			 bng_parse_access(m, &b.tags[b.n_acc], &b.dst[b.n_acc]))
 			b.acc[b.n_acc++] = i;
 		else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_MPLS) &&
 			 bng_parse_core(m, &b.ckey[b.n_core], &b.inner_off[b.n_core]))
 			b.core[b.n_core++] = i;
+		else /* neither a subscriber's QinQ IPv4 frame nor a core MPLS/GRE one */
+			nfvp_nf_drop(nf, NFVP_DROP_PROTOCOL, 1);
 	}
 	/* access first: what it learns, a core packet of the same burst finds */
 	if (b.n_acc != 0)
-		bng_access_burst(&b, pkts);
+		bng_access_burst(nf, &b, pkts);
 	if (b.n_core != 0)
-		bng_core_burst(&b, pkts);
+		bng_core_burst(nf, &b, pkts);
 	return nfvp_nf_keep(pkts, n, b.ok);
 }
 
