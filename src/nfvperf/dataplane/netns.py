@@ -30,11 +30,13 @@ def ip(*args: str) -> str:
 
 
 def usable() -> str | None:
-    """Why namespaces cannot be made here, or None."""
+    """Why namespaces joined by TAP ports cannot be made here, or None."""
     if os.geteuid() != 0:
         return "network namespaces need root"
     if shutil.which("ip") is None:
         return "iproute2's ip is missing (apt-get install iproute2)"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun: TAP devices cannot be made here"
     return None
 
 
