@@ -33,11 +33,7 @@ test_semaphore_wakes_on_batch_or_age(void)
 	vs.nfs[0].slot->sleeping = 0;
 	send_in(40); /* awake: no post */
 	CHECK(sem_count(&vs.nfs[0]) == 2);
-	play_nf(0, 0);
-	pump();
-	play_nf(1, 0);
-	pump();
-	CHECK(rte_mempool_avail_count(pool) == pool->size);
+	finish();
 }
 
 /* NFs woken too often stretch batch and timeout: doubled after a window over the rate,
@@ -78,11 +74,7 @@ test_batch_and_timeout_stretch_with_the_wake_rate(void)
 	for (t = vs.wakes.window_start; vs.wakes.stretch > 1.0; t += window)
 		vs_age(&vs, t + window);
 	CHECK(vs.wakes.stretch == 1.0);
-	play_nf(0, 0);
-	pump();
-	play_nf(1, 0);
-	pump();
-	CHECK(rte_mempool_avail_count(pool) == pool->size);
+	finish();
 }
 
 /* Blocking NFs: the poll for returns looks at NFs given packets or woken, drops one seen asleep
