@@ -33,6 +33,7 @@ from pathlib import Path
 
 from nfvperf.dataplane import ARCHS, RunConfig, run
 from nfvperf.dataplane.session import Session
+from nfvperf.wake import per_wake
 
 NULLS = ("net_null0", "net_null1")
 
@@ -127,13 +128,12 @@ def blocking(duration: float) -> list[dict]:
     for arch, n, mpps, share, mean_us in BLOCKING:
         r = run(RunConfig(arch=arch, nfs=n, chain_length=min(2, n), rate_mpps=mpps,
                           flows=64, duration_s=duration))
-        rx = sum(x["rx"] for x in r["per_nf"])
-        wakeups = sum(x["wakeups"] for x in r["per_nf"])
         lat = r["latency_us"]
         row = {"arch": arch, "nfs": n, "offered_mpps": mpps,
                "delivered_mpps": r["delivered_mpps"], "latency_us_mean": lat["mean"],
-               "latency_us_p99": lat["p99"], "wakeups_per_packet": wakeups / max(rx, 1),
-               "batch_per_wakeup": rx / wakeups if wakeups else None,
+               "latency_us_p99": lat["p99"],
+               **per_wake(sum(x["rx"] for x in r["per_nf"]),
+                          sum(x["wakeups"] for x in r["per_nf"])),
                "sleeps_per_s": sum(x["sleeps"] for x in r["per_nf"]) / duration,
                "wakes": r["vswitch"]["wakes"], "dropped": r["dropped"],
                "balanced": r["conservation"]["balanced"]}
@@ -149,7 +149,7 @@ def blocking(duration: float) -> list[dict]:
         batch = row["batch_per_wakeup"]
         print(f"   {arch:10} {n:5} NFs at {mpps:g} Mpps: {r['delivered_mpps']:.3f} delivered, "
               f"mean {lat['mean'] / 1000:.2f} ms, p99 {lat['p99'] / 1000:.2f} ms, "
-              f"{row['wakeups_per_packet']:.4f} wake-ups/pkt, "
+              f"{row['wakeups_per_packet'] or 0:.4f} wake-ups/pkt, "
               f"{'-' if batch is None else f'{batch:.0f}'} pkts/wake-up, "
               f"{row['sleeps_per_s']:.0f} sleeps/s  {'; '.join(met)}", flush=True)
     return rows

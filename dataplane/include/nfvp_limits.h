@@ -59,6 +59,10 @@
 #define NFVP_WAKE_BATCH 32
 #define NFVP_WAKE_TIMEOUT_US 100
 #define NFVP_WAKE_RATE_MAX 20000
+/* the most each may be set to */
+#define NFVP_WAKE_BATCH_MOST 65536
+#define NFVP_WAKE_TIMEOUT_US_MOST 10000000
+#define NFVP_WAKE_RATE_MOST 100000000
 /* how often the wake-up rate is measured (µs), and the most the batch and timeout stretch */
 #define NFVP_WAKE_WINDOW_US 10000
 #define NFVP_WAKE_STRETCH_MAX 4096

@@ -35,6 +35,7 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 	for (i = 0; i < NFVP_MAX_PORTS; i++)
 		vs.port_chain[i] = -1;
 	vs.cfg.arch = arch;
+	vs.wakes.stretch = vs.wakes.stretch_max = 1;
 	vs.cfg.max_nfs = 2;
 	vs.cfg.wake_batch = 32;
 	vs.cfg.wake_timeout_us = 100;

@@ -116,15 +116,15 @@ vs_args_parse(int argc, char **argv, struct vs_config *cfg)
 			cfg->iso_bufs = v;
 			break;
 		case 'w':
-			rc = parse_uint("--wake-batch", optarg, 1, 65536, &v);
+			rc = parse_uint("--wake-batch", optarg, 1, NFVP_WAKE_BATCH_MOST, &v);
 			cfg->wake_batch = v;
 			break;
 		case 't':
-			rc = parse_uint("--wake-timeout-us", optarg, 1, 10000000, &v);
+			rc = parse_uint("--wake-timeout-us", optarg, 1, NFVP_WAKE_TIMEOUT_US_MOST, &v);
 			cfg->wake_timeout_us = v;
 			break;
 		case 'B':
-			rc = parse_uint("--wake-rate-max", optarg, 0, 100000000, &v);
+			rc = parse_uint("--wake-rate-max", optarg, 0, NFVP_WAKE_RATE_MOST, &v);
 			cfg->wake_rate_max = v;
 			break;
 		case 'W':

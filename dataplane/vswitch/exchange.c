@@ -368,7 +368,7 @@ vs_poll_nfs(struct vswitch *vs, int all)
 			total += poll_nf(vs, &vs->nfs[vs->active[i]]);
 		return total;
 	}
-	vs_awake_scan(vs, vs->now_tsc);
+	vs_awake_sweep(vs, vs->now_tsc);
 	i = 0;
 	while (i < vs->n_awake) { /* the list may grow meanwhile: a return can start a flush */
 		struct vs_nf *nf = &vs->nfs[vs->awake[i]];

@@ -153,7 +153,7 @@ wakes_json(FILE *f, const struct vswitch *vs)
 		vs->cfg.wake_timeout_us, vs->cfg.wake_rate_max,
 		w->by_age ? w->timeout_sum_us / (double)w->by_age : 0.0,
 		posts ? (double)w->post_cycles / (double)posts * 1e6 / vs->hz : 0.0,
-		w->windows ? w->stretch_sum / (double)w->windows : 1.0, RTE_MAX(w->stretch_max, 1.0));
+		w->windows ? w->stretch_sum / (double)w->windows : 1.0, w->stretch_max);
 }
 
 static int

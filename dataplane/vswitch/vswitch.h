@@ -57,7 +57,7 @@ struct vs_wakes {
 	uint64_t by_age;
 	uint64_t post_cycles;    /* sum over posts */
 	double timeout_sum_us;   /* the aging timeout at each wake by age */
-	double stretch;          /* batch and timeout stretched this many times (>= 1) */
+	double stretch;          /* batch and timeout stretched this many times (>= 1; vs_init) */
 	double stretch_max;
 	double stretch_sum;      /* over windows */
 	uint64_t windows;
@@ -269,7 +269,7 @@ void vs_age(struct vswitch *vs, uint64_t now);
 /* wake.c */
 void vs_awake_add(struct vswitch *vs, struct vs_nf *nf);
 void vs_announce(struct vswitch *vs, struct vs_nf *nf);
-unsigned int vs_awake_scan(struct vswitch *vs, uint64_t now);
+void vs_awake_sweep(struct vswitch *vs, uint64_t now);
 void vs_awake_drop(struct vswitch *vs, unsigned int i);
 static inline int
 vs_blocking(const struct vswitch *vs)

@@ -57,8 +57,6 @@ restretch(struct vswitch *vs, uint64_t now)
 	uint64_t window = NFVP_WAKE_WINDOW_US * vs->hz / 1000000;
 	double rate;
 
-	if (w->stretch < 1)
-		w->stretch = 1;
 	if (w->window_start == 0 || now < w->window_start) {
 		w->window_start = now;
 		return;
@@ -77,14 +75,14 @@ restretch(struct vswitch *vs, uint64_t now)
 	w->window_start = now;
 }
 
-/* Packets that wake a sleeping NF now: the batch, stretched, at most half its ring. */
+/* Packets that wake a sleeping NF now: the batch, stretched, at most half its ring (never
+ * below the batch itself). */
 static unsigned int
 batch_now(const struct vswitch *vs)
 {
-	double b = vs->cfg.wake_batch * vs->wakes.stretch;
 	double most = RTE_MAX(vs->cfg.ring_size / 2.0, (double)vs->cfg.wake_batch);
 
-	return (unsigned int)RTE_MAX(RTE_MIN(b, most), (double)vs->cfg.wake_batch);
+	return (unsigned int)RTE_MIN(vs->cfg.wake_batch * vs->wakes.stretch, most);
 }
 
 static void
@@ -119,8 +117,7 @@ vs_announce(struct vswitch *vs, struct vs_nf *nf)
 static uint64_t
 aging_limit(const struct vswitch *vs)
 {
-	return (uint64_t)((double)vs->cfg.wake_timeout_us * vs->hz / 1e6 *
-			  RTE_MAX(vs->wakes.stretch, 1.0));
+	return (uint64_t)((double)vs->cfg.wake_timeout_us * vs->hz / 1e6 * vs->wakes.stretch);
 }
 
 /* Post every NF at the head of the aging queue whose oldest packet has waited the timeout. */
@@ -159,20 +156,18 @@ vs_age(struct vswitch *vs, uint64_t now)
 	}
 }
 
-/* Which NFs to look at for returns this loop: ids into *list, how many. Takes off the list
- * those asleep with nothing to return (seen asleep before their ring was read: whatever they
- * returned before they slept is in it). */
-unsigned int
-vs_awake_scan(struct vswitch *vs, uint64_t now)
+/* Once every VS_SWEEP_US, every NF onto the awake list: one that woke by itself is polled too
+ * (the poll takes off again those seen asleep with nothing to return). */
+void
+vs_awake_sweep(struct vswitch *vs, uint64_t now)
 {
 	unsigned int i;
 
-	if (now >= vs->next_sweep_tsc) {
-		for (i = 0; i < vs->n_active; i++)
-			vs_awake_add(vs, &vs->nfs[vs->active[i]]);
-		vs->next_sweep_tsc = now + VS_SWEEP_US * vs->hz / 1000000;
-	}
-	return vs->n_awake;
+	if (now < vs->next_sweep_tsc)
+		return;
+	for (i = 0; i < vs->n_active; i++)
+		vs_awake_add(vs, &vs->nfs[vs->active[i]]);
+	vs->next_sweep_tsc = now + VS_SWEEP_US * vs->hz / 1000000;
 }
 
 /* Drop entry i of the awake list (the last takes its place). */

@@ -23,14 +23,30 @@ from nfvperf.files import FileModel
 class Wake(FileModel):
     """The wake-up policy for blocking NFs; every field has the vSwitch's default."""
 
-    batch: int = Field(limits.WAKE_BATCH, ge=1, le=65536,
+    batch: int = Field(limits.WAKE_BATCH, ge=1, le=limits.WAKE_BATCH_MOST,
                        description="post a sleeping NF when this many packets wait for it")
-    timeout_us: int = Field(limits.WAKE_TIMEOUT_US, ge=1, le=10_000_000,
+    timeout_us: int = Field(limits.WAKE_TIMEOUT_US, ge=1, le=limits.WAKE_TIMEOUT_US_MOST,
                             description="the aging timeout: the oldest waiting packet wakes its "
                             "NF after this long (µs), unless the wake-up rate stretches it")
-    rate_max: int = Field(limits.WAKE_RATE_MAX, ge=0, le=100_000_000,
+    rate_max: int = Field(limits.WAKE_RATE_MAX, ge=0, le=limits.WAKE_RATE_MOST,
                           description="wake-ups a second, all NFs together, beyond which batch "
                           "and timeout stretch (0: never)")
+
+    @classmethod
+    def checked(cls, **fields) -> Wake:
+        """A policy from these fields, or InputError naming the bad one as ``wake_FIELD`` (as
+        the run's parameters and the command line's --wake-* options spell it)."""
+        from pydantic import ValidationError
+
+        from nfvperf.errors import InputError
+        from nfvperf.files import expected_of
+
+        try:
+            return cls(**fields)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            raise InputError(expected_of(cls, err), err.get("input"),
+                             field=f"wake_{err['loc'][0]}") from None
 
     def vswitch_args(self) -> list[str]:
         """The vSwitch's command-line options for this policy."""

@@ -64,12 +64,12 @@ router_burst(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 			why = NFVP_DROP_NOT_IPV4;
 		else if (ip->time_to_live <= 1)
 			why = NFVP_DROP_TTL;
-		else if (rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0 &&
-			 !rt.has_default)
-			why = NFVP_DROP_NO_ROUTE;
-		else if (rt.file != NULL && rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr),
-							   &hop) != 0)
-			hop = rt.n_file; /* the default: the entry after the file's routes */
+		else if (rte_lpm_lookup(rt.lpm, rte_be_to_cpu_32(ip->dst_addr), &hop) != 0) {
+			if (rt.has_default)
+				hop = rt.n_file; /* the default: the entry after the file's routes */
+			else
+				why = NFVP_DROP_NO_ROUTE;
+		}
 		if (why != NFVP_DROP_REASONS) {
 			nfvp_nf_drop(nf, why, 1);
 			keep[i] = false;

@@ -246,21 +246,11 @@ def with_traffic(spec, packet_size: int, rate_mpps: float | None, rate_gbps: flo
 def with_wake(spec, given: dict):
     """The chain with the command line's wake-up options over its file's ``wake``; errors
     name the options (``wake_batch`` -> --wake-batch)."""
-    from pydantic import ValidationError
-
-    from nfvperf.errors import InputError
-    from nfvperf.files import expected_of
     from nfvperf.wake import Wake
 
     if not given:
         return spec
-    try:
-        wake = Wake(**{**spec.wake.model_dump(), **given})
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        raise InputError(expected_of(Wake, err), err.get("input"),
-                         field=f"wake_{err['loc'][0]}") from None
-    return spec.model_copy(update={"wake": wake})
+    return spec.model_copy(update={"wake": Wake.checked(**{**spec.wake.model_dump(), **given})})
 
 
 def default_class(packet_size: int, rate_mpps: float | None, rate_gbps: float | None,
