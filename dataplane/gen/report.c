@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_lcore.h>
 
 #include "gen.h"
 
@@ -94,9 +95,9 @@ nfvp_gen_print_json(const struct nfvp_gen *g, FILE *f)
 		" \"duration_s\": %.6f,\n", g->conf.frame_bytes, g->conf.flows, g->conf.n_macs,
 		g->conf.rate_pps, dur);
 	fprintf(f, " \"offered_pps\": %.1f, \"sent_pps\": %.1f, \"received_pps\": %.1f,"
-		" \"tsc_hz\": %" PRIu64 ",\n",
+		" \"tsc_hz\": %" PRIu64 ", \"lcore\": %u,\n",
 		(double)(st->sent + st->tx_dropped) * per_s, (double)st->sent * per_s,
-		(double)st->received * per_s, g->hz);
+		(double)st->received * per_s, g->hz, rte_lcore_id());
 	fprintf(f, " \"latency_ns\": ");
 	nfvp_gen_print_latency(st, f);
 	fprintf(f, ",\n \"classes\": [");

@@ -36,6 +36,11 @@
 #define NFVP_MAX_FLOWS 65536
 #define NFVP_MAX_CLASSES 4
 
+/* The generator's EAL lcore id, whatever CPU it runs on: it shares the vSwitch's mbuf pool,
+ * whose cache is per lcore id, and the vSwitch's id is its CPU's; two processes with one id
+ * would take from one cache at once (calibration runs the generator on the vSwitch's CPU). */
+#define NFVP_GEN_LCORE 127
+
 /* The generator's naps (--idle sleep): until the next full burst is due, but at most this long
  * (what comes back meanwhile waits in the ring, and that wait is in the latency it measures)
  * and none shorter than this (the sleep itself costs about that much). */

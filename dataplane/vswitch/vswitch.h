@@ -16,8 +16,9 @@
 #include "nfvp_shm.h"
 
 #define VS_HIST 33 /* burst sizes 0..32 */
-/* mbufs each allocating lcore (the vSwitch's, the generator's) keeps at hand: the pool's ring
- * is then taken once per this many, not once per burst. NFs never allocate or free. */
+/* mbufs each allocating lcore (the vSwitch's, the generator's: NFVP_GEN_LCORE) keeps at hand:
+ * the pool's ring is then taken once per this many, not once per burst. NFs never allocate or
+ * free. */
 #define VS_POOL_CACHE 256
 #define VS_SWEEP_US 1000
 #define VS_PREFETCH 4 /* packets ahead whose lines are fetched while one is handled */ /* blocking NFs: every NF's returns looked at, at least this often */

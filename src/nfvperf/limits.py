@@ -29,6 +29,9 @@ MAX_JUMBO_FRAME = 9216
 GEN_SRC_NET = 10
 MAX_FLOWS = 65536
 MAX_CLASSES = 4
+#: the generator's EAL lcore id on any CPU (the mbuf pool's cache is per lcore id; the
+#: vSwitch's id is its CPU's)
+GEN_LCORE = 127
 #: the generator's naps with --idle sleep: at most, and none shorter than (microseconds)
 GEN_NAP_MAX_US = 20
 GEN_NAP_MIN_US = 2

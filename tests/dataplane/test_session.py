@@ -239,3 +239,18 @@ def test_the_arena_carries_io_addresses_a_nic_could_dma_to(dataplane):
     if os.geteuid() == 0:
         assert arena["iova"] != "none" and arena["dma_map_ports"] == 2
     assert arena["dma_map_refused"] == 0
+
+
+def test_the_generator_on_the_vswitchs_cpu_shares_no_pool_cache_with_it(dataplane):
+    """Calibration runs the generator on the vSwitch's CPU; both take mbufs from one pool whose
+    cache is per EAL lcore id (the vSwitch's is its CPU's), so the generator runs as an id of
+    its own there; every packet is accounted for and every mbuf comes back."""
+    with Session("double-buffer", vswitch_cpu=0) as s:
+        s.add_nfs("forward", ["f"])
+        s.set_chain(0, ["f"])
+        gen = _traffic(s, 1, rate_pps=100_000, duration_s=0.5, cpu=0)
+        vs = s.close()
+    assert gen["lcore"] == limits.GEN_LCORE != 0
+    assert gen["sent"] > 0 and gen["received"] > 0
+    assert vs["pool"]["free"] == vs["pool"]["size"]
+    assert _balanced(gen, vs), (gen, vs["dropped"])

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nfvperf import limits
 from nfvperf.dataplane.build import HUGEPAGES, binaries, hugepages
 from nfvperf.dataplane.watch import at_traffic_edge
 from nfvperf.wake import Wake
@@ -327,7 +328,8 @@ class Session:
         self.gen_err = self.tmp / "gen.err"
         self.gen_duration = duration_s
         self.gen = self.procs.start(
-            [str(bins["gen"]), "-l", str(cpu), "--proc-type=secondary", *self.eal, "--",
+            [str(bins["gen"]), "--lcores", f"{limits.GEN_LCORE}@{cpu}",
+             "--proc-type=secondary", *self.eal, "--",
              "--ctl", str(self.ctl_path), "--rate-pps", f"{rate_pps:.0f}", "--frame-bytes",
              str(frame_bytes), "--flows", str(flows), "--duration", str(duration_s),
              "--macs", ",".join(macs), "--stats-out", str(self.gen_json)]
