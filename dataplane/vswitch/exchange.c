@@ -181,16 +181,13 @@ unsigned int
 vs_poll_ports(struct vswitch *vs, int rx)
 {
 	struct rte_mbuf *pkts[NFVP_BURST];
-	uint64_t keys[NFVP_BURST];
-	const void *key_ptrs[NFVP_BURST];
-	void *data[NFVP_BURST];
+	int chain[NFVP_BURST];
 	unsigned int i, p, n_rx = vs->cfg.rx_ports ? RTE_MIN(vs->cfg.rx_ports, vs->n_ports)
 						   : vs->n_ports;
 	unsigned int total = 0;
 
 	for (p = 0; rx && p < n_rx; p++) {
 		struct vs_port *port = &vs->ports[p];
-		uint64_t hits = 0;
 		uint16_t n;
 
 		n = rte_eth_rx_burst(port->id, 0, pkts, NFVP_BURST);
@@ -209,25 +206,14 @@ vs_poll_ports(struct vswitch *vs, int rx)
 		}
 		for (i = 0; i < n; i++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		vs_classify(vs, pkts, n, chain);
 		for (i = 0; i < n; i++) {
-			keys[i] = 0;
-			memcpy(&keys[i], rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr
-			       .addr_bytes, RTE_ETHER_ADDR_LEN);
-			key_ptrs[i] = &keys[i];
-		}
-		rte_hash_lookup_bulk_data(vs->mac2chain, key_ptrs, n, &hits, data);
-		for (i = 0; i < n; i++) {
-			struct nfvp_meta *meta = nfvp_meta(pkts[i]);
-
-			if (!(hits & (1ull << i))) {
-				if (vs->default_chain < 0) {
-					vs->drops.no_chain++;
-					vs_free(vs, pkts[i]);
-					continue;
-				}
-				data[i] = (void *)(uintptr_t)vs->default_chain;
+			if (chain[i] < 0) {
+				vs->drops.no_chain++;
+				vs_free(vs, pkts[i]);
+				continue;
 			}
-			*meta = (struct nfvp_meta){ .chain = (uint16_t)(uintptr_t)data[i] };
+			*nfvp_meta(pkts[i]) = (struct nfvp_meta){ .chain = (uint16_t)chain[i] };
 			vs_dispatch(vs, pkts[i], NULL);
 		}
 	}

@@ -20,8 +20,9 @@
  * the pool's ring is then taken once per this many, not once per burst. NFs never allocate or
  * free. */
 #define VS_POOL_CACHE 256
-#define VS_SWEEP_US 1000
-#define VS_PREFETCH 4 /* packets ahead whose lines are fetched while one is handled */ /* blocking NFs: every NF's returns looked at, at least this often */
+#define VS_SWEEP_US 1000 /* blocking NFs: every NF's returns looked at, at least this often */
+#define VS_PREFETCH 4 /* packets ahead whose lines are fetched while one is handled */
+#define VS_MAC_CACHE 256 /* entries of the MAC -> chain cache, a power of two */
 /* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
 #define VS_LAT_SUB_BITS 2
 #define VS_LAT_BINS NFVP_HIST_BINS(VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)
@@ -204,6 +205,14 @@ struct vswitch {
 	struct vs_port ports[NFVP_MAX_PORTS];
 	/* chains */
 	struct rte_hash *mac2chain;
+	/* a direct-mapped cache in front of mac2chain (as a software switch's exact-match cache):
+	 * an entry holds while its gen is mac_gen, which every change of the table bumps */
+	struct vs_mac_cached {
+		uint64_t key;
+		uint32_t chain;
+		uint32_t gen;
+	} mac_cache[VS_MAC_CACHE];
+	uint32_t mac_gen;
 	struct rte_hash *fdir;
 	struct rte_ring *nic_queue[64];
 	struct vs_chain *chains;
@@ -288,6 +297,8 @@ int vs_nf_find(const struct vswitch *vs, const char *name);     /* an attached N
 uint64_t vs_arena_off(const struct vswitch *vs, const void *p); /* an arena address as offset */
 /* chains.c: "chain add|del|default ..." (args after "chain "); the reply into out */
 void vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len);
+/* Each packet's chain by destination MAC (-1: none and no default), through the cache. */
+void vs_classify(struct vswitch *vs, struct rte_mbuf **pkts, unsigned int n, int *chain);
 /* service.c */
 int vs_service_find(const struct vswitch *vs, const char *name);
 int vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m);

@@ -71,6 +71,23 @@ def test_chains_change_and_nfs_attach_while_it_runs(dataplane):
     assert vs["dropped"]["no_chain"] == third["sent"]
 
 
+def test_a_mac_that_moves_to_another_chain_follows_it(dataplane):
+    """The vSwitch caches MAC -> chain: a MAC given to another chain at run time must reach it,
+    not the chain the cache last saw."""
+    with Session("double-buffer") as s:
+        s.add_nfs("counter", ["x", "y"])
+        s.set_chain(0, ["x"])
+        first = _traffic(s, 1, duration_s=0.2)
+        s.del_chain(0)
+        s.set_chain(1, ["y"], mac=chain_mac(0))
+        second = _traffic(s, 1, duration_s=0.2)
+        vs = s.close()
+    nf = {n["name"]: n["rx"] for n in vs["per_nf"]}
+    assert first["received"] > 0 and second["received"] > 0
+    assert nf["x"] == first["sent"] and nf["y"] == second["sent"]
+    assert vs["dropped"]["no_chain"] == 0
+
+
 def test_counter_drops_are_counted_at_the_nf(dataplane):
     with Session("double-buffer") as s:
         s.add_nfs("counter", ["c"], args=("--drop-every", "4"))
