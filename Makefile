@@ -4,12 +4,12 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install bench clean dataplane browser
+.PHONY: demo test install bench clean dataplane browser docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -17,6 +17,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	mkdir -p out
 	$(BIN)/nfvperf demo --plot out/demo.png
+
+# The documentation site (Sphinx, offline) in out/docs; `make test` builds it strictly too.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs out/docs
+	@echo "docs: out/docs/index.html"
 
 # The data plane (DPDK, hugepages) is set up and built where it can be; its tests skip elsewhere.
 dataplane: $(STAMP)

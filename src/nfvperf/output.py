@@ -10,7 +10,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ConfigDict
+
 FORMATS = ("table", "json", "csv")
+
+#: the pydantic settings of a JSON output's type (a contract): a field the type does not name
+#: is an error, and each field's docstring is its meaning in the generated reference
+CONTRACT = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 @dataclass(frozen=True)

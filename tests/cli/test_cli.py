@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import csv
 import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +19,11 @@ def test_estimate_json_is_one_object_per_path_and_size(run_json):
         ("l2fwd@paper", "main", 64), ("l2fwd@paper", "main", 128),
         ("bng@paper", "access", 64), ("bng@paper", "core", 64), ("bng@paper", "mix", 64),
         ("bng@paper", "access", 128), ("bng@paper", "core", 128), ("bng@paper", "mix", 128)]
+    from pydantic import TypeAdapter
+
+    from nfvperf.eo.estimate import EstimateRecord
+
+    TypeAdapter(list[EstimateRecord]).validate_python(rows)   # the reference's every field
     assert rows[0]["cycles_per_packet"] == 213
     assert rows[0]["platform"] == "xeon-e5-2690v2"
     assert rows[0]["cpu_bound_mpps"] == pytest.approx(3600 / 213)
@@ -190,3 +197,19 @@ def test_version_is_the_packages(cli):
 
     code, out, err = cli("--version")
     assert (code, out) == (0, f"nfvperf {nfvperf.__version__}\n"), err
+
+
+def test_the_shell_completes_verbs_and_options():
+    """Completion as bash asks for it (the script --show-completion prints sets these)."""
+    exe = Path(sys.executable).parent / "nfvperf"
+    script = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True)
+    assert script.returncode == 0 and "_NFVPERF_COMPLETE=complete_bash" in script.stdout
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_NFVPERF_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - 1)}
+        return subprocess.run([exe], env=env, capture_output=True, text=True).stdout.split()
+
+    assert complete("nfvperf data") == ["dataplane"]
+    assert complete("nfvperf dataplane run --wake") == ["--wake-batch", "--wake-timeout-us",
+                                                          "--wake-rate-max"]

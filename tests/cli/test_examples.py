@@ -8,6 +8,12 @@ import py_compile
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
+
+from nfvperf.chain.result import ChainResult
+
+#: both back ends print this type's JSON: every field the reference lists, none it does not
+CHAIN_RESULT = TypeAdapter(ChainResult)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = sorted(p for p in EXAMPLES.rglob("*") if p.is_file())
@@ -54,6 +60,7 @@ def test_example_chain_simulates_with_every_options_file(run_json, chain):
         r = run_json("chain", "simulate", str(chain), "--duration", "0.2", *extra)
         # a single polling NF on a core of its own is the analytic batching model's
         assert r["delivered_packets"] > 0 and r["backend"] in ("simulator", "batching-model")
+        CHAIN_RESULT.validate_python(r)
 
 
 @pytest.mark.dataplane
@@ -61,6 +68,7 @@ def test_example_chain_simulates_with_every_options_file(run_json, chain):
 def test_example_chain_runs_on_the_data_plane(dataplane, run_json, chain):
     r = run_json("chain", "run", str(chain), "--duration", "1")
     assert r["backend"] == "dataplane" and r["offered_packets"] > 0
+    CHAIN_RESULT.validate_python(r)
 
 
 @pytest.mark.parametrize("plan", of("plan"), ids=_id)

@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf.batching.arrivals import arrival_counts
 from nfvperf.batching.distributions import Pmf, convolve
 from nfvperf.errors import InputError
+from nfvperf.output import CONTRACT
 
 PERCENTILES = ("50", "90", "99", "99.9")
 #: Transition probabilities below this are left out of the sparse matrix of Eq. 1.
@@ -84,6 +86,48 @@ class BatchQueue:
         return _solve(self, tol, max_iter)
 
 
+class BatchingRecord(TypedDict):
+    """The KPIs of a batched polling NF's queue (Geissler et al., Eq. 1-9), as ``nfvperf
+    batching --format json`` prints them."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    queue_capacity: int
+    """L: packets the queue holds."""
+    max_batch: int
+    """β: the most packets a poll takes."""
+    dt_ns: float
+    """The model's time step."""
+    arrival_rate_mpps: float
+    load: float
+    """Arrival rate over the largest batch's service rate."""
+    mean_batch_size: float
+    loss_probability: float
+    """Share of arriving packets lost at the full queue (Eq. 3)."""
+    throughput_mpps: float
+    batch_size_pmf: list[float]
+    """Probability of each batch size 0..β (Eq. 2)."""
+    mean_queue_size: float
+    """At a random time (Eq. 8-9)."""
+    mean_queue_size_at_arrival: float
+    """Seen by an arriving packet (Eq. 4)."""
+    mean_queue_size_at_poll: float
+    """Just before a poll."""
+    mean_service_time_us: float
+    """Of a batch, over all batches."""
+    mean_waiting_time_us: float
+    """A packet's wait before its batch's service starts (Eq. 5)."""
+    mean_sojourn_time_us: float
+    """Arrival to the end of its batch's service (Eq. 6)."""
+    waiting_time_us_percentiles: dict[str, float]
+    """p50, p90, p99 and p99.9 of the waiting time, keyed "50", "90", "99", "99.9"."""
+    sojourn_time_us_percentiles: dict[str, float]
+    """The same of the sojourn time."""
+    iterations: int
+    """Of the fixed-point solution (0: simulated)."""
+    residual: float
+    """Its last change (0: simulated)."""
+
+
 @dataclass(frozen=True, eq=False)
 class BatchingResult:
     """KPIs of the model (or of a simulation); pmfs are arrays indexed by size or time step."""
@@ -113,8 +157,9 @@ class BatchingResult:
         return {q: self.time_us(float(np.searchsorted(cdf, float(q) / 100 - 1e-12)))
                 for q in PERCENTILES}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``nfvperf batching`` (see the README)."""
+    def to_dict(self) -> BatchingRecord:
+        """What ``nfvperf batching --format json`` prints (the contract: BatchingRecord; a
+        simulation's adds SimulationRecord's fields)."""
         q = self.queue
         return {
             "queue_capacity": q.capacity,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from nfvperf.output import CONTRACT
+
 #: where a packet can be lost, chain-wide: the generator's port to the vSwitch (``port_rx``),
 #: the vSwitch's output port (``port_tx``), an instance's full ring (``ring_full``), the NF's
 #: own verdict (``nf``), no chain for its address (``no_chain``), its NF gone or dead
@@ -32,6 +34,8 @@ STALL_KEYS = ("count", "per_s", "time_share", "longest_us", "durations_us")
 class Latency:
     """Microseconds; None where nothing was measured."""
 
+    __pydantic_config__ = CONTRACT
+
     mean: float | None = None
     p50: float | None = None
     p90: float | None = None
@@ -40,86 +44,141 @@ class Latency:
 
 @dataclass
 class InstanceResult:
+    """One NF instance of a service."""
+
+    __pydantic_config__ = CONTRACT
     name: str
     in_service_at_end: bool
-    flows: int | None               # flows pinned to it at the end (None: not in service)
-    offered: int                    # packets meant for it, its ring's overflow included
-    delivered: int                  # packets it handed on
-    dropped: int                    # by it, or because its ring was full
+    """Still taking traffic when the run ended (a scale event may have removed it)."""
+    flows: int | None
+    """Flows pinned to it at the end (None: not in service)."""
+    offered: int
+    """Packets meant for it, its ring's overflow included."""
+    delivered: int
+    """Packets it handed on."""
+    dropped: int
+    """By it, or because its ring was full."""
     ring_full: int
+    """Of those dropped, because its ring was full."""
     in_flight: int
-    bytes: int                      # of the packets offered, without the FCS
-    latency_us: Latency             # sojourn: handed to it -> back from it
-    cycles_per_packet: float | None  # its loop's cycles a packet (median, packets weigh)
-    mean_batch: float | None        # packets it took a poll, over polls that found some
+    """In its ring or its hands when the run stopped."""
+    bytes: int
+    """Of the packets offered, without the FCS."""
+    latency_us: Latency
+    """Sojourn: handed to it -> back from it."""
+    cycles_per_packet: float | None
+    """Its loop's cycles a packet (median, packets weigh)."""
+    mean_batch: float | None
+    """Packets it took a poll, over polls that found some."""
 
 
 @dataclass
 class ServiceResult:
+    """One step of the chain, served by one or more instances of an NF."""
+
+    __pydantic_config__ = CONTRACT
     name: str
     nf: str
+    """The NF its instances run (the NF catalogue's name)."""
     policy: str
+    """How packets are spread over the instances: flow, weighted, round-robin or nf-aware."""
     stateless: bool
+    """Packets of a flow may go to any instance (no flow table)."""
     cost: str
+    """What nf-aware counts as an instance's load: packets or bytes."""
     offered: int
     delivered: int
     dropped: int
     flows_pinned: int
+    """Flows in its flow table at the end."""
     flows_moved: int
+    """Flows placed again because their instance left."""
     instances: list[InstanceResult]
 
 
 @dataclass
 class ClassResult:
+    """One traffic class of the chain file."""
+
+    __pydantic_config__ = CONTRACT
     frame_bytes: int
+    """Frame size, FCS included."""
     rate_pps: float
+    """Offered rate."""
     flows: int
     offered: int
     delivered: int
-    dropped: int | None             # lost on the way (None: not counted per class)
+    dropped: int | None
+    """Lost on the way (None: not counted per class)."""
     in_flight: int | None
     loss_pct: float | None
+    """Per cent of offered not delivered (None: nothing offered)."""
     delivered_mpps: float
-    delivered_gbps: float           # frames with their FCS, as the generator counts them
+    delivered_gbps: float
+    """Frames with their FCS, as the generator counts them."""
     latency_us: Latency
 
 
 @dataclass
 class ScaleResult:
+    """One scale event: a service's instance count changed during the run."""
+
+    __pydantic_config__ = CONTRACT
     at_s: float
+    """When, from the start of the traffic."""
     service: int
+    """The service's index in the chain."""
     instances: int
-    moved: int                      # flows of removed instances, placed again
-    flows: int | None               # flows pinned in the service before the change
-    hash_moved: int | None          # flows whose Maglev choice the change altered
-    mod_moved: int | None           # flows `hash mod n` would have moved
+    """Its instance count after the change."""
+    moved: int
+    """Flows of removed instances, placed again."""
+    flows: int | None
+    """Flows pinned in the service before the change."""
+    hash_moved: int | None
+    """Flows whose Maglev choice the change altered."""
+    mod_moved: int | None
+    """Flows `hash mod n` would have moved."""
 
 
 @dataclass
 class ChainResult:
-    """One run of a chain (see the module docstring for the accounting)."""
+    """One run of a chain, predicted or measured: what ``nfvperf chain simulate`` and ``nfvperf
+    chain run`` print with ``--format json``. At every instance and for the chain, offered =
+    delivered + dropped + in flight."""
 
+    __pydantic_config__ = CONTRACT
     chain: str
-    backend: str                    # "simulator", "batching-model" or "dataplane"
-    arch: str | None                # the data plane's exchange architecture
+    """The chain's name."""
+    backend: str
+    """Who answered: simulator, batching-model or dataplane."""
+    arch: str | None
+    """The data plane's exchange architecture."""
     duration_s: float
+    """Of the traffic."""
     offered_packets: int
     delivered_packets: int
     loss_pct: float | None
+    """Per cent of offered not delivered (None: nothing offered)."""
     delivered_mpps: float
     delivered_gbps: float
-    latency_us: Latency             # end to end
-    dropped: dict[str, int | None]  # by place, DROP_PLACES
+    """On the wire: 20 B a frame beyond its bytes."""
+    latency_us: Latency
+    """End to end."""
+    dropped: dict[str, int | None]
+    """By place: port_rx, port_tx, ring_full, nf, no_chain, nf_absent, nf_dead (None: a place
+    the back end cannot observe)."""
     in_flight: int
+    """Still in the chain when the run stopped."""
     classes: list[ClassResult]
     services: list[ServiceResult]
     scaling: list[ScaleResult] = field(default_factory=list)
-    #: end-to-end latency's histogram: [low µs, high µs, packets] per bin that has packets
-    #: (the simulator's bins, or the generator's), for CDFs
+    """The scale events, in the order they happened."""
     latency_hist_us: list[list[float]] | None = None
-    #: the data plane's: how often the host took the vSwitch's CPU while the traffic ran
-    #: (``dataplane.run.stalls_of``); each null from a model
+    """End-to-end latency's histogram: [low µs, high µs, packets] per bin that has packets (the
+    simulator's bins, or the generator's), for CDFs."""
     vswitch_stalls: dict = field(default_factory=lambda: dict.fromkeys(STALL_KEYS))
+    """The data plane's: how often the host took the vSwitch's CPU while the traffic ran (count,
+    per_s, time_share, longest_us, durations_us); each null from a model."""
 
     def __post_init__(self) -> None:
         assert self.backend in BACKENDS and set(self.dropped) == set(DROP_PLACES)

@@ -61,7 +61,7 @@ app = App(
     name="nfvperf",
     help="Predict, measure and plan the performance of software network functions.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,          # --install-completion, --show-completion
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from nfvperf import limits, units
 from nfvperf.dataplane.build import ARCHS, RUN_NFS
+from nfvperf.dataplane.report import RunReport
 from nfvperf.dataplane.session import Session, cpu_seconds, need_binaries, chain_mac
 from nfvperf.errors import InputError
 from nfvperf.wake import Wake, per_wake
@@ -175,8 +176,9 @@ def latency_us(ns: dict, keys=("mean", "p50", "p99")) -> dict:
     return {k: (None if ns[k] is None else ns[k] / 1e3) for k in keys}
 
 
-def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -> dict:
-    """One result from the vSwitch's and the generator's reports (the JSON contract)."""
+def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -> RunReport:
+    """One result from the vSwitch's and the generator's reports (the JSON contract:
+    ``report.RunReport``)."""
     wire_bits = units.wire_bits(cfg.packet_size)
     dur = gen["duration_s"]
     dropped = dropped_of(gen, vs)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext
 from nfvperf.eo.memory import (TABLE_EOS, FramesPoint, Hierarchy, Sharing, Stall, capped,
@@ -21,6 +23,7 @@ from nfvperf.eo.memory import (TABLE_EOS, FramesPoint, Hierarchy, Sharing, Stall
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
+from nfvperf.output import CONTRACT
 
 #: The name of the weighted row of a multi-path NF.
 MIX_PATH = "mix"
@@ -94,8 +97,8 @@ class Estimate:
         """Bits per second on the wire (frame + 20 B) of a packet rate, in G of ``prefixes``."""
         return pps * units.wire_bits(self.frame_bytes) / self.prefixes.giga
 
-    def to_dict(self) -> dict[str, object]:
-        """The JSON contract of ``nfvperf estimate --format json`` (see the README)."""
+    def to_dict(self) -> EstimateRecord:
+        """One element of ``nfvperf estimate --format json`` (the contract: EstimateRecord)."""
         mega = self.prefixes.mega
         return {
             "nf": self.nf,
@@ -118,6 +121,43 @@ class Estimate:
             "bottleneck": self.bottleneck,
             "units": self.prefixes.name,
         }
+
+
+class EstimateRecord(TypedDict):
+    """One path of one NF at one frame size, as ``nfvperf estimate --format json`` lists them.
+    Rates are in M of ``units`` (SI, or the paper's binary reading); null: unbounded."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    nf: str
+    """The model's name."""
+    path: str
+    """The model's path (``main`` where it has one)."""
+    platform: str
+    packet_size: int
+    """Frame bytes, FCS included."""
+    cores: int
+    remote_fraction: float
+    """Share of packets read from the other socket's L3."""
+    cycles_per_packet: float | None
+    dram_accesses_per_packet: float | None
+    cpu_bound_mpps_per_core: float | None
+    cpu_bound_mpps: float | None
+    """Of all ``cores``."""
+    memory_bound_mpps: float | None
+    """DRAM accesses one at a time at the DRAM latency (where the profile counts memory as a
+    separate bound)."""
+    link_bound_mpps_per_port: float | None
+    link_bound_mpps: float | None
+    """Of all NIC ports, 20 B per frame on the wire beyond its bytes."""
+    throughput_mpps: float | None
+    """The least of the bounds."""
+    throughput_gbps: float | None
+    cpu_bound_gbps: float | None
+    memory_bound_gbps: float | None
+    bottleneck: str
+    """The bound that binds: cpu, memory or link."""
+    units: str
+    """``si`` or ``binary`` (``--paper-units``)."""
 
 
 def _num(x: float) -> float | None:

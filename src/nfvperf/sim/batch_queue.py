@@ -14,11 +14,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nfvperf.batching.model import BatchingResult, BatchQueue
+from nfvperf.batching.model import BatchingRecord, BatchingResult, BatchQueue
 from nfvperf.errors import InputError
 
 DROPS = ("tail", "ring")
 CHUNK = 1 << 20
+
+
+class SimulationRecord(BatchingRecord):
+    """What ``nfvperf simulate --format json`` prints: the model's KPIs, measured on the
+    simulated queue, and the 99 % half-widths of the means (batch means; inf: too few)."""
+
+    mean_batch_size_ci99: float
+    loss_probability_ci99: float
+    mean_waiting_time_us_ci99: float
+    mean_sojourn_time_us_ci99: float
+    mean_queue_size_ci99: float
+    simulated_packets: int
+    drop: str
+    """``tail`` (the model's FIFO tail drop) or ``ring`` (an RX ring: the oldest overwritten)."""
+    simulated_loss_probability: float
 
 
 @dataclass(frozen=True)
