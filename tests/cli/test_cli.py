@@ -213,3 +213,22 @@ def test_the_shell_completes_verbs_and_options():
     assert complete("nfvperf data") == ["dataplane"]
     assert complete("nfvperf dataplane run --wake") == ["--wake-batch", "--wake-timeout-us",
                                                           "--wake-rate-max"]
+
+
+def test_help_texts_have_no_hard_line_breaks():
+    """Typer's help keeps a text's line breaks, which cut sentences at any terminal width but
+    one: every command's paragraphs are single lines (lists aside) for the terminal to wrap."""
+    import typer
+
+    from nfvperf.cli import app
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, f"{path} {name}")
+
+    for path, cmd in walk(typer.main.get_command(app), "nfvperf"):
+        for para in (cmd.help or "").split("\n\n"):
+            lines = para.splitlines()
+            assert len(lines) <= 1 or any(ln.startswith(("- ", "* ")) for ln in lines), \
+                (path, para)

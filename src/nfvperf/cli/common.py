@@ -18,12 +18,24 @@ class App(typer.Typer):
     (``duration_s``) is reported under the option that sets it (``--duration``)."""
 
     def command(self, *args, **kwargs):
-        register = super().command(*args, **kwargs)
-
         def decorate(fn):
-            register(_in_flags(fn))
+            help_text = kwargs.get("help") or _unwrapped(fn.__doc__)
+            super(App, self).command(*args, **{**kwargs, "help": help_text})(_in_flags(fn))
             return fn
         return decorate
+
+
+def _unwrapped(doc: str | None) -> str | None:
+    """A docstring as the terminal should wrap it: the rich help keeps a docstring's line
+    breaks, which then cut sentences at any other width; each paragraph becomes one line (a
+    paragraph of list items or indented lines keeps its breaks)."""
+    import inspect
+
+    if not doc:
+        return doc
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(p if any(ln.startswith(("- ", "* ", " ")) for ln in p.splitlines())
+                       else " ".join(p.split()) for p in paragraphs)
 
 
 def _in_flags(fn):
