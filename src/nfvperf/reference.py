@@ -108,6 +108,7 @@ OUTPUTS = (
     ("nfvperf simulate", "nfvperf.sim.batch_queue:SimulationRecord", ""),
     ("nfvperf chain simulate, nfvperf chain run", "nfvperf.chain.result:ChainResult", ""),
     ("nfvperf dataplane run", "nfvperf.dataplane.report:RunReport", ""),
+    ("nfvperf plan", "nfvperf.plan.result:PlanResult", ""),
 )
 
 

@@ -11,6 +11,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from nfvperf.chain.result import ChainResult
+from nfvperf.plan.result import PlanResult
 
 #: both back ends print this type's JSON: every field the reference lists, none it does not
 CHAIN_RESULT = TypeAdapter(ChainResult)
@@ -75,6 +76,7 @@ def test_example_chain_runs_on_the_data_plane(dataplane, run_json, chain):
 def test_example_plan(run_json, plan):
     r = run_json("plan", str(plan), "--time-limit", "20")
     assert r["chains"] and r["cores"] > 0
+    TypeAdapter(PlanResult).validate_python(r)
 
 
 @pytest.mark.parametrize("sweep", of("sweep"), ids=_id)

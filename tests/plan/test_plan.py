@@ -8,11 +8,15 @@ import math
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
 
 from nfvperf.eo.platform import load_platform
 from nfvperf.plan.capacity import capacity
+from nfvperf.plan.result import PlanResult
 from nfvperf.plan.solve import Infeasible, plan
 from nfvperf.plan.spec import PlanSpec
+
+PLAN_RESULT = TypeAdapter(PlanResult)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plans" / "bng-10g.yaml"
 XEON = load_platform("xeon-e5-2690v2")
@@ -101,12 +105,12 @@ def test_plan_cli_on_the_bng_example(cli):
     (svc,) = r["chains"][0]["services"]
     assert r["chains"][0]["demand_mpps"] == pytest.approx(10e9 / (84 * 8) / 1e6)
     assert svc["instances"] == r["cores"] == 3
-    assert {"plan", "optimal", "cores", "hosts", "cost", "cost_lower_bound", "chains",
-            "binding"} <= set(r)
+    PLAN_RESULT.validate_python(r)                  # every field the reference lists
     assert r["optimal"] and r["cost_lower_bound"] == pytest.approx(r["cost"])
     code, out, err = cli("plan", str(EXAMPLE), "--explain", "-f", "json")
     assert code == 0, err
     r = json.loads(out)
+    PLAN_RESULT.validate_python(r)
     # 3 cores of a 20-core host, 52 M of its 111 M DRAM accesses a second, 10 of its 20 Gbps
     assert [(x["resource"], x["binds"]) for x in r["resources"]] == [
         ("cores", False), ("memory", False), ("links", False)]

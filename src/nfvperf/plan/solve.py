@@ -24,6 +24,7 @@ from nfvperf.plan.program import (
     link_bps,
     solve,
 )
+from nfvperf.plan.result import PlanResult
 from nfvperf.plan.spec import PlanSpec
 
 __all__ = ["Infeasible", "capacities", "plan"]
@@ -35,8 +36,8 @@ _RESOURCE_WORDS = {"cores": ("the hosts' cores", "bind", "their"),
 
 
 def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0,
-         explain: bool = False) -> dict:
-    """Solve; returns the plan as a dict (the JSON of `nfvperf plan`). Raises Infeasible with
+         explain: bool = False) -> PlanResult:
+    """Solve; returns the plan (the JSON of `nfvperf plan`: ``result.PlanResult``). Raises Infeasible with
     what binds when no plan meets the targets. ``explain``: also solve without each resource
     (cores, memory, links) in turn to say which ones the plan's cost comes from (each in a
     third of ``time_limit_s``).
@@ -184,7 +185,7 @@ def _check_reachable(spec: PlanSpec, caps, pool: Pool) -> None:
         raise Infeasible(tuple(reasons))
 
 
-def _result(spec, caps, pool: Pool, found: Solution) -> dict:
+def _result(spec, caps, pool: Pool, found: Solution) -> PlanResult:
     n, used, hops, carried = found.n, found.used, found.hops, found.pps
     chains, binding = [], []
     for c, ch in enumerate(spec.chains):
