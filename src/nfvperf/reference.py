@@ -109,6 +109,7 @@ OUTPUTS = (
     ("nfvperf chain simulate, nfvperf chain run", "nfvperf.chain.result:ChainResult", ""),
     ("nfvperf dataplane run", "nfvperf.dataplane.report:RunReport", ""),
     ("nfvperf plan", "nfvperf.plan.result:PlanResult", ""),
+    ("nfvperf chain validate", "nfvperf.validation.chain_json:ChainValidation", ""),
 )
 
 

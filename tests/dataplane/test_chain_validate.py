@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import TypeAdapter
 
 from nfvperf import limits
 from nfvperf.calibrate import dataplane as dp
 from nfvperf.dataplane.run import stall_window
 from nfvperf.hostmodel import DataplaneHost
+from nfvperf.validation import chain as vchain
+from nfvperf.validation.chain_json import ChainValidation, EndToEnd, InstanceComparison
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -70,6 +73,7 @@ def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_p
                          str(tmp_path / "r.html"))
     assert code == 0, err
     d = json.loads(out)
+    TypeAdapter(ChainValidation).validate_python(d)     # every field the reference lists
     (p,) = d["points"]
     (per_s,), (share,) = p["vswitch_stalls_per_s"], p["vswitch_stall_share"]
     assert per_s >= 0 and 0 <= share < 1
@@ -88,6 +92,11 @@ def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_p
     assert len(p["io_cycles"][0]) == 2 and len(p["cache_scale"]) == 1
     assert p["core_ratio"][0] is None or p["core_ratio"][0] > 0
     assert "<img" in (tmp_path / "r.html").read_text()
+
+
+def test_the_json_types_name_the_quantities_compared():
+    assert tuple(EndToEnd.__annotations__) == vchain.END_TO_END
+    assert tuple(InstanceComparison.__annotations__)[1:] == vchain.PER_INSTANCE
 
 
 def test_a_profile_without_the_section_is_refused_before_anything_runs(tmp_path, cli):

@@ -11,18 +11,7 @@ measurement within the quantity's target of their median (the data plane agreein
 as closely as the prediction is asked to agree with it; where it does not, the median of a few
 runs is not a figure a model can be held to).
 
-The JSON (a contract): ``{chain, platform, runs, duration_s, points: [{load, offered_mpps,
-capacity_mpps, predicted_by (the batching model or the simulator: ``sim.analytic``),
-saturated, end_to_end: {QUANTITY: {predicted, measured, error, unit, within, spread,
-repeatable}}, services: [{name, nf, instances: [{name, QUANTITY: {...}}]}], cdf: {predicted,
-measured}, placement_ratio (each run's hand-over before it over calibration's), core_ratio
-(each run's rte_hash lookup before it over calibration's: above 1.25 a neighbour shares the NF
-core), cache_scale, io_cycles and lookup_cycles (what each run was priced with:
-``calibrate.placement.priced``), placement_moves (runs thrown away because the vCPUs moved, or
-the neighbour came or went, during them), vswitch_stalls_per_s and vswitch_stall_share (how
-often, and for what share of the traffic's time, the host took the vSwitch's CPU in each run:
-the profile's ``stalls`` is what the prediction had), measured_runs: [{QUANTITY: value} end to
-end, one a run]}]}``.
+The JSON (a contract) is ``chain_json.ChainValidation``.
 Errors are relative (%, over the measurement) except loss, whose error is the difference in
 percentage points.
 """
@@ -34,6 +23,7 @@ from collections.abc import Callable
 
 from nfvperf.chain import ChainResult, ChainSpec, TrafficClass
 from nfvperf.errors import InputError
+from nfvperf.validation.chain_json import ChainValidation
 
 #: targets: relative error (%) or loss difference (points) within which a quantity agrees
 TOLERANCE = {"delivered_mpps": 10.0, "loss_pct": 2.0, "latency_mean_us": 30.0,
@@ -256,7 +246,8 @@ def validate_chain(spec: ChainSpec, platform, *, loads: list[float] | None = Non
                    runs: int = 3, duration_s: float = 1.0, arch: str = "double-buffer",
                    default: TrafficClass | None = None, vswitch_cpu: int = 0,
                    nf_cpu: int = 1, gen_cpu: int = 1, sim=None,
-                   progress: Callable[[str, int, int], None] | None = None) -> dict:
+                   progress: Callable[[str, int, int], None] | None = None
+                   ) -> ChainValidation:
     """The chain predicted and measured ``runs`` times at each of ``loads`` (fractions of the
     predicted capacity of its NF core; None: the chain's own traffic). Everything is checked
     (the chain, the profile's dataplane section, each load) before a process starts."""
