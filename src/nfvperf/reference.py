@@ -110,6 +110,8 @@ OUTPUTS = (
     ("nfvperf dataplane run", "nfvperf.dataplane.report:RunReport", ""),
     ("nfvperf plan", "nfvperf.plan.result:PlanResult", ""),
     ("nfvperf chain validate", "nfvperf.validation.chain_json:ChainValidation", ""),
+    ("nfvperf validate dataplane", "nfvperf.validation.dataplane_json:ValidationRow",
+     "a list of"),
 )
 
 

@@ -8,9 +8,11 @@ import socket
 
 import dpkt
 import pytest
+from pydantic import TypeAdapter
 
 from nfvperf.dataplane import pcap
 from nfvperf.dataplane.replay import replay
+from nfvperf.validation.dataplane_json import ValidationRow
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -81,12 +83,11 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
                          "--packet-sizes", "64", "--report", str(report), "--format", "json")
     assert code == 0, err
     rows = json.loads(out)
+    TypeAdapter(list[ValidationRow]).validate_python(rows)   # every field the reference lists
     assert {(r["nf"], r["traffic"]) for r in rows} == {("router", "/24 routes"),
                                                      ("router", "/28 routes"),
                                                      ("mpls", "one label")}
     for r in rows:
-        assert {"nf", "packet_size", "estimated_cycles", "measured_cycles", "estimated_mpps",
-                "measured_mpps", "error_pct", "traffic"} <= set(r)
         assert r["measured_cycles"] > r["measured_handler_cycles"] > 0
         assert ("gap" in r) and (r["gap"] == "") == (abs(r["error_pct"]) <= 25)
         assert r["dropped_by_nf"] == 0 and r["delivered"] > 0   # every destination routed

@@ -206,7 +206,7 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
         m = sorted(runs, key=lambda r: r["error_pct"])[len(runs) // 2]   # the median error
         est = m["estimate"]
         top = sorted(est.lines, key=lambda line: -line.cycles)[:3]
-        rows.append({
+        rows.append({                     # a ValidationRow (dataplane_json.py): the contract
             "nf": nf, "packet_size": size, "traffic": traffic.name, "path": est.path,
             "params": dict(traffic.params), "platform": platform.name,
             "memory_stalls": platform.conventions.memory_stalls,
@@ -225,34 +225,15 @@ def validate(platform_path: str, nfs: Sequence[str], frame_sizes: Sequence[int],
             "measured_cycles_runs": [round(r["loop_cycles"], 1) for r in runs],
             "error_pct_runs": [round(r["error_pct"], 1) for r in runs],
             "measured_cycles_mean": m["loop_cycles_mean"],
-            # the core-to-core trip before each run, against calibration (1.0: the same
-            # placement; the estimate of that run is re-priced with it; None: unknown)
             "placement_ratio": _rounded(runs, "ratio"),
-            # how many times less shared cache there was before each run than at calibration
-            # (the chase over 8 x L2 against the calibrated latency; its tables priced so)
             "cache_scale": _rounded(runs, "cache_scale"),
-            # the I/O EOs' constants each run was priced with: a line read that the vSwitch's
-            # core wrote, a line written that it read (the hand-over measured before the run)
             "io_cycles": [r["io_cycles"] for r in runs],
-            # the rte_hash lookup (hash_lookup_cycles) each run was priced with: calibration's
-            # and what the check's lookup costs more now
             "lookup_cycles": [r["lookup_cycles"] for r in runs],
-            # the one-way core-to-core trip before this row's run, in cycles (summary() groups
-            # the rows by it)
             "trip_cycles": None if m["trip"] is None else round(m["trip"], 1),
-            # runs thrown away because the vCPUs moved during them, and whether this row's
-            # run held its placement undisturbed (False: no try did)
             "placement_moves": sum(r["moved"] for r in runs),
             "placement_held": m["held"],
-            # of those, the runs disturbed: the NF's core shared at an edge of the traffic, or
-            # the traffic's windows further apart than the tolerance (a move and back, or a
-            # neighbour that came and went, within it)
             "disturbed_runs": sum(r["disturbed"] for r in runs),
-            # the NF's core's rte_hash lookups before each run, against calibration (above
-            # calibrate.placement.SHARED_CORE_STEP: shared with another machine)
             "core_ratio": _rounded(runs, "core_ratio"),
-            # this row's run, window by window (dataplane.watch.WINDOW_S): median cycles of
-            # the NF's busy loops a packet
             "window_cycles": m["windows"],
         })
         causes = gap(rows[-1], m["ratio"])
