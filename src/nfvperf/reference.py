@@ -112,6 +112,9 @@ OUTPUTS = (
     ("nfvperf chain validate", "nfvperf.validation.chain_json:ChainValidation", ""),
     ("nfvperf validate dataplane", "nfvperf.validation.dataplane_json:ValidationRow",
      "a list of"),
+    ("nfvperf validate colocation", "nfvperf.validation.colocation_json:ColocationRow",
+     "a list of"),
+    ("nfvperf validate vpp", "nfvperf.batching.latency_json:VppValidation", ""),
 )
 
 

@@ -8,10 +8,10 @@ import io
 import json
 
 import pytest
+from pydantic import TypeAdapter
 
-RATE_KEYS = {"rate_mbps", "loss_free", "measured_loss", "samples_loss", "model_loss",
-             "model_mean_batch", "packets", "outliers", "measured", "predicted", "error",
-             "within", "ks", "wasserstein_us", "cdf"}
+from nfvperf.batching import latency
+from nfvperf.batching.latency_json import Summary, VppValidation, Within
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +29,16 @@ def test_json_contract(run):
     assert d["config"] == {"scenario": "xc", "beta": 256, "frame_bytes": 64, "queue": 4096}
     assert d["method"] == {"arrivals": "deterministic", "service": "poisson", "means": "line",
                            "dt_ns": pytest.approx(10.0), "link_gbps": 10.0}
-    assert set(d["offset"]) == {"value_us", "spread_us", "quartiles_us", "rates_mbps",
-                                "per_rate_us"}
+    TypeAdapter(VppValidation).validate_python(d)      # every field the reference lists
     assert len(d["rates"]) == 17
-    for r in d["rates"]:
-        assert set(r) == RATE_KEYS
-        assert set(r["measured"]) == {"mean_us", "mean_without_outliers_us", "p50_us",
-                                      "p90_us", "p99_us"}
-        assert set(r["predicted"]) == {"mean_us", "p50_us", "p90_us", "p99_us"}
-    assert set(d["summary"]) == {"loss_free_rates", "mean", "mean_without_outliers", "p50",
-                                 "p99"}
+    assert all(r["cdf"]["q"] == list(latency.CDF_AT) for r in d["rates"])
+
+
+def test_the_json_types_name_the_targets_and_quantiles():
+    assert tuple(Within.__annotations__) == tuple(latency.TARGETS)
+    assert tuple(Summary.__annotations__)[1:] == tuple(latency.TARGETS)
+    assert {f"{k}_us" for k in latency.QUANTILES} <= set(
+        TypeAdapter(VppValidation).json_schema()["$defs"]["Predicted"]["properties"])
 
 
 def test_the_offset_is_calibrated_once_on_the_loss_free_rates(run):

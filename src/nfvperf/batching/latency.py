@@ -30,6 +30,7 @@ from nfvperf.batching.arrivals import interarrival
 from nfvperf.batching.distributions import Pmf
 from nfvperf.batching.fit import Samples, ServiceTable, fit, served_by_rate
 from nfvperf.batching.histograms import Config, Histogram, Weighted
+from nfvperf.batching.latency_json import VppValidation
 from nfvperf.batching.model import BatchQueue, BatchingResult
 
 #: a rate is loss-free below this loss, modelled and measured
@@ -211,9 +212,9 @@ def compare_rate(h: Histogram, model: Sojourn, result: BatchingResult, *, loss: 
 
 def validate(config: Config, histograms: dict[float, Histogram], samples: Samples,
              method: Method = Method(), *, loss: dict[float, float] | None = None,
-             progress=None) -> dict:
+             progress=None) -> VppValidation:
     """The whole validation (see the module docstring): the JSON ``nfvperf validate vpp``
-    writes. ``loss``: the loss measured at each rate, where known: a rate is loss-free where
+    writes (the contract: ``latency_json.VppValidation``). ``loss``: the loss measured at each rate, where known: a rate is loss-free where
     neither it nor the model loses 0.1 %. (The samples' 1 - served/offered is reported, not
     judged by: a few hundred batches a rate make it a noisy figure, 0.6 % at 500 Mbps.)"""
     service = service_table(samples, config, method.means).pmfs(method.dt_s, method.service)

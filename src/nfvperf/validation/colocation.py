@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from nfvperf.errors import InputError, RuntimeFailure
+from nfvperf.validation.colocation_json import ColocationRow
 
 #: a trip between the CPUs under this share of a DRAM load: they share the last-level cache
 SHARED_TRIP_SHARE = 0.5
@@ -135,7 +136,7 @@ def _run(platform, nf, w, k: int, size: int, neighbour_bytes: int, rate_pps: flo
 
 
 def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
-         alone: list[dict]) -> dict:
+         alone: list[dict]) -> ColocationRow:
     """The median run beside ``k`` neighbours, and the median of its slowdowns against the
     run alone just before it where both saw the same placement (None where none did)."""
     import statistics
@@ -158,7 +159,6 @@ def _row(nf: str, w, k: int, size: int, neighbour_bytes: int, runs: list[dict],
             "neighbour_loads_per_s": mid["loads_per_s"],
             "measured_cycles_runs": [r["measured"] for r in runs],
             "paired_runs": len(pairs),
-            # runs thrown away because the vCPUs moved during them
             "placement_moves": sum(r["moves"] for r in runs),
             "measured_slowdown_pct": measured, "predicted_slowdown_pct": predicted,
             "error_points": None if measured is None else predicted - measured}
