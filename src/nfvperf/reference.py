@@ -104,10 +104,13 @@ def schema_markdown() -> str:
 #: contract is a type; tests validate each command's JSON against its type
 OUTPUTS = (
     ("nfvperf estimate", "nfvperf.eo.estimate:EstimateRecord", "a list of"),
+    ("nfvperf explain", "nfvperf.eo.views:ExplainRow", "a list of"),
     ("nfvperf batching", "nfvperf.batching.model:BatchingRecord", ""),
     ("nfvperf simulate", "nfvperf.sim.batch_queue:SimulationRecord", ""),
     ("nfvperf chain simulate, nfvperf chain run", "nfvperf.chain.result:ChainResult", ""),
     ("nfvperf dataplane run", "nfvperf.dataplane.report:RunReport", ""),
+    ("nfvperf dataplane sweep", "nfvperf.dataplane.report:SweepRow", "a list of"),
+    ("nfvperf dataplane replay", "nfvperf.dataplane.report:ReplayReport", ""),
     ("nfvperf plan", "nfvperf.plan.result:PlanResult", ""),
     ("nfvperf chain validate", "nfvperf.validation.chain_json:ChainValidation", ""),
     ("nfvperf validate dataplane", "nfvperf.validation.dataplane_json:ValidationRow",

@@ -66,7 +66,12 @@ def test_estimate_of_a_user_file_and_output_file(cli, write_yaml, tmp_path):
 
 
 def test_explain_lines_add_up(run_json):
+    from pydantic import TypeAdapter
+
+    from nfvperf.eo.views import ExplainRow
+
     rows = run_json("explain", "bng@paper")
+    TypeAdapter(list[ExplainRow]).validate_python(rows)   # every field the reference lists
     for path, total in (("access", 717), ("core", 274)):
         mine = [r for r in rows if r["path"] == path]
         assert sum(r["cycles"] for r in mine) == total

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
-from nfvperf.dataplane.report import RunReport
+from nfvperf.dataplane.report import RunReport, SweepRow
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -64,6 +64,7 @@ def test_sweep_table_json_and_plot(dataplane, cli, tmp_path):
                          "--plot", str(png))
     assert code == 0, err
     rows = json.loads(out)
+    TypeAdapter(list[SweepRow]).validate_python(rows)
     assert [(r["arch"], r["nfs"]) for r in rows] == [("semaphore", 1), ("semaphore", 2),
                                                       ("isolated", 1), ("isolated", 2)]
     assert all(r["balanced"] and r["all_returned"] and r["delivered_mpps"] > 0 for r in rows)

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from nfvperf import limits
 from nfvperf.dataplane.build import NFS
-from nfvperf.dataplane.run import check_run
+from nfvperf.dataplane.report import ReplayReport
+from nfvperf.dataplane.run import check_run, per_nf_of
 from nfvperf.dataplane.session import Session
 from nfvperf.errors import InputError
 
 
 def replay(pcap_in: Path, capture: Path, *, nf: str = "forward", chain_length: int = 1,
-           arch: str = "double-buffer", nf_args: tuple[str, ...] = ()) -> dict:
+           arch: str = "double-buffer", nf_args: tuple[str, ...] = ()) -> ReplayReport:
     """Replay a pcap file through a chain of NFs and capture what leaves (net_pcap port).
 
     Every destination MAC in the file gets a chain through the same NFs; the vSwitch holds its
@@ -61,4 +62,5 @@ def replay(pcap_in: Path, capture: Path, *, nf: str = "forward", chain_length: i
     return {"frames_in": len(frames), "frames_out": report["ports"][0]["tx"],
             "chains": len(macs), "nf": nf, "chain_length": chain_length, "arch": arch,
             "dropped": {k: v for k, v in report["dropped"].items() if v},
-            "per_nf": report["per_nf"], "capture": str(capture)}
+            "per_nf": per_nf_of(report, [None] * len(report["per_nf"])),
+            "capture": str(capture)}

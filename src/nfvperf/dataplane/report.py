@@ -1,7 +1,6 @@
-"""The JSON of ``nfvperf dataplane run`` (``run()``'s result): a contract, written once as types.
-
-``run.merge`` builds this dict; the documentation's output reference is generated from these
-types (each field's docstring is its meaning), and a test validates every run's JSON against
+"""The JSON of the data plane's commands: ``nfvperf dataplane run`` (``RunReport``, built by
+``run.merge``), ``dataplane sweep`` (a list of ``SweepRow``) and ``dataplane replay``
+(``ReplayReport``). A contract, written once as types: the documentation's output reference is generated from these types (each field's docstring is its meaning), and a test validates every run's JSON against
 them with no field left out and none unknown. Counts are packets unless named otherwise; rates
 are SI (1 Mpps = 10^6 packet/s); cycles are TSC cycles.
 """
@@ -232,3 +231,41 @@ class RunReport(TypedDict):
     pool: Pool
     vswitch: VSwitch
     per_nf: list[PerNF]
+
+
+class SweepRow(TypedDict):
+    """One architecture at one NF count: what Cerrato et al.'s Fig. 3 and 4 plot."""
+
+    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
+    arch: str
+    nfs: int
+    offered_mpps: float
+    delivered_mpps: float
+    delivered_gbps: float
+    latency_us_mean: float | None
+    latency_us_p50: float | None
+    latency_us_p99: float | None
+    dropped: int
+    """Everywhere (the run's ``dropped`` summed)."""
+    balanced: bool
+    """The run accounted for every packet."""
+    all_returned: bool
+    """Every mbuf came back to the pool."""
+
+
+class ReplayReport(TypedDict):
+    """A pcap file replayed through a chain of NFs, what left captured."""
+
+    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
+    frames_in: int
+    frames_out: int
+    chains: int
+    """One per destination MAC in the file."""
+    nf: str
+    chain_length: int
+    arch: str
+    dropped: dict[str, int]
+    """Drops by place (``RunReport``'s names), only the places that dropped."""
+    per_nf: list[PerNF]
+    capture: str
+    """The pcap file written."""

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from nfvperf import limits, units
 from nfvperf.dataplane.build import ARCHS, RUN_NFS
-from nfvperf.dataplane.report import RunReport
+from nfvperf.dataplane.report import PerNF, RunReport
 from nfvperf.dataplane.session import Session, cpu_seconds, need_binaries, chain_mac
 from nfvperf.errors import InputError
 from nfvperf.wake import Wake, per_wake
@@ -176,6 +176,13 @@ def latency_us(ns: dict, keys=("mean", "p50", "p99")) -> dict:
     return {k: (None if ns[k] is None else ns[k] / 1e3) for k in keys}
 
 
+def per_nf_of(vs: dict, cpu_shares: list[float | None]) -> list[PerNF]:
+    """The vSwitch's NF reports with what follows from them (``report.PerNF``): wake-ups a
+    packet, packets a wake-up, and each process's CPU share (None: not measured)."""
+    return [{**nf, **per_wake(nf["rx"], nf["wakeups"]), "cpu_share": share}
+            for nf, share in zip(vs["per_nf"], cpu_shares, strict=True)]
+
+
 def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -> RunReport:
     """One result from the vSwitch's and the generator's reports (the JSON contract:
     ``report.RunReport``)."""
@@ -186,8 +193,7 @@ def merge(cfg: RunConfig, vs: dict, gen: dict, cpu_shares: list[float | None]) -
     offered = gen["sent"] + gen["tx_dropped"]
     accounted = gen["received"] + sum(dropped.values()) + in_flight
     lat = gen["latency_ns"]
-    per_nf = [{**nf, **per_wake(nf["rx"], nf["wakeups"]), "cpu_share": share}
-              for nf, share in zip(vs["per_nf"], cpu_shares, strict=True)]
+    per_nf = per_nf_of(vs, cpu_shares)
     return {
         **{k: v for k, v in asdict(cfg).items() if k not in ("rate_mpps", "rate_gbps")},
         "chains": len(cfg.chains),

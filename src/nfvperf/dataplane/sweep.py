@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from nfvperf.dataplane.report import SweepRow
 from nfvperf.dataplane.run import RunConfig, run
 from nfvperf.errors import InputError
 
@@ -26,7 +27,7 @@ def parse_list(text: str, field: str, kind=str) -> list:
 
 
 def sweep(base: RunConfig, archs: Sequence[str], nfs: Sequence[int],
-          progress: Callable[[str, int, int], None] | None = None) -> list[dict]:
+          progress: Callable[[str, int, int], None] | None = None) -> list[SweepRow]:
     """One run per (architecture, NF count); a row each with the figures of Fig. 3 and 4."""
     configs = [replace(base, arch=a, nfs=n, chain_length=min(base.chain_length, n))
                for a in archs for n in nfs]

@@ -4,7 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from nfvperf.output import Column, compact, number, table
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
+from nfvperf.output import CONTRACT, Column, compact, number, table
+
+
+class ExplainRow(TypedDict):
+    """One EO line of a model's path (or the profile's per-packet overhead), priced: what
+    ``nfvperf explain --format json`` lists."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    nf: str
+    path: str
+    packet_size: int
+    line: int | None
+    """The EO's line in the model file (null: the per-packet overhead)."""
+    operation: str
+    """The EO as the model writes it."""
+    arguments: dict[str, float]
+    """Its arguments, evaluated."""
+    cycles: float
+    """Its cycles a packet, stall cycles included."""
+    dram_accesses: float
+    stall_cycles: float
+    """Memory stall cycles (profiles that count them in cycles)."""
+    share: float
+    """Of the path's cycles a packet."""
+    formula: str
+    """How its cycles were computed, with this profile's constants."""
 
 _ESTIMATE = [
     Column("nf", "NF", justify="left"),
@@ -34,7 +61,7 @@ def estimate_table(rows: list[dict[str, Any]]) -> list[Any]:
     return [table(rows, _ESTIMATE, caption=caption)]
 
 
-def explain_rows(estimates) -> list[dict[str, Any]]:
+def explain_rows(estimates) -> list[ExplainRow]:
     """One row per EO line (and the per-packet overhead) of each path."""
     rows = []
     for est in estimates:
