@@ -144,3 +144,8 @@ def test_a_service_on_a_cpu_this_machine_lacks_is_refused_before_anything_starts
     code, out, err = cli("chain", "run", str(spec))
     assert (code, out) == (2, "")
     assert err.startswith("nfvperf: error: services[0].cpu: expected a CPU number 0..")
+
+
+def test_a_run_without_a_rate_names_the_option(cli):
+    code, out, err = cli("dataplane", "run", "--nfs", "2")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("nfvperf: error: --rate-mpps")

@@ -66,8 +66,8 @@ class RunConfig:
                              field="chain_length")
         check_frame(self.packet_size, "packet_size")
         if (self.rate_mpps is None) == (self.rate_gbps is None):
-            raise InputError("one of rate_mpps or rate_gbps", "both" if self.rate_mpps
-                             is not None else "neither", field="rate")
+            raise InputError("a packet rate or a bit rate, one of them", "both" if self.rate_mpps
+                             is not None else "neither", field="rate_mpps")
         rate = self.rate_mpps if self.rate_mpps is not None else self.rate_gbps
         field = "rate_mpps" if self.rate_mpps is not None else "rate_gbps"
         if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
