@@ -9,10 +9,11 @@ def _write(app) -> None:
 
     gen = Path(app.srcdir) / "reference" / "_gen"
     gen.mkdir(exist_ok=True)
-    for name, text in (("cli.md", reference.cli_markdown()),
-                       ("schemas.md", reference.schema_markdown()),
-                       ("api.md", reference.api_markdown()),
-                       ("outputs.md", reference.outputs_markdown())):
+    pages = {"cli.md": reference.cli_markdown(), "schemas.md": reference.schema_markdown(),
+             "api.md": reference.api_markdown(),
+             **{f"output-{kind}.md": text
+                for kind, text in reference.output_fragments().items()}}
+    for name, text in pages.items():
         path = gen / name
         if not path.exists() or path.read_text() != text:   # untouched: no rebuild
             path.write_text(text)

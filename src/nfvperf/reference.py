@@ -121,23 +121,26 @@ OUTPUTS = (
 )
 
 
-def outputs_markdown() -> str:
-    """The JSON of each command in ``OUTPUTS``, field by field, from its type."""
+def output_kind(commands: str) -> str:
+    """The name of an ``OUTPUTS`` entry's fragment: its first command less ``nfvperf``."""
+    return commands.split(",")[0].split(" ", 1)[1].strip().replace(" ", "-")
+
+
+def output_fragments() -> dict[str, str]:
+    """For each entry of ``OUTPUTS``, its JSON field by field, from its type: the fragment
+    ``reference/_gen/output-KIND.md`` that the outputs page includes under the command."""
     import importlib
 
     from pydantic import TypeAdapter
 
-    out = []
+    out = {}
     for commands, where, wrap in OUTPUTS:
         module, name = where.split(":")
         schema = TypeAdapter(getattr(importlib.import_module(module), name)).json_schema()
-        kind = commands.split(",")[0].split(" ", 1)[1].replace(" ", "-")
-        title = ", ".join(f"`{c.strip()}`" for c in commands.split(","))
-        out += [f"(output-{kind})=", f"## {title}", ""]
-        if wrap:
-            out += [f"The JSON is {wrap} `{name}`:", ""]
-        out += _sections(schema, f"output-{kind}")
-    return "\n".join(out)
+        kind = output_kind(commands)
+        lines = [f"The JSON is {wrap} `{name}`:", ""] if wrap else []
+        out[kind] = "\n".join(lines + _sections(schema, f"output-{kind}"))
+    return out
 
 
 def api_markdown() -> str:
