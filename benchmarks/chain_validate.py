@@ -4,7 +4,7 @@ each target:
 
     python benchmarks/chain_validate.py --platform out/host.yaml [-o out/chain_validate]
         [--loads 0.2,0.5,0.8,1.5] [--runs 3] [--duration 1] [--chains nat,router]
-    python benchmarks/chain_validate.py --tables out/chain_validate   # the README's tables
+    python benchmarks/chain_validate.py --tables out/chain_validate   # the docs' tables
     python benchmarks/chain_validate.py --reprice out/chain_validate --platform out/host.yaml \
         -o out/repriced      # a saved run's measurements against this model's predictions
 
@@ -141,7 +141,7 @@ def cdfs(points: list[dict], chain: str, path: Path) -> None:
     save_png(fig, path)
 
 
-#: the README's words for each target
+#: the words of the docs' tables for each target
 TARGET_WORDS = {"delivered_mpps": "delivered Mpps (±10 %)",
                 "loss_pct": "loss (±2 points, same side of 0.1 %)",
                 "latency_mean_us": "mean latency, below saturation (±30 %)",
@@ -150,8 +150,8 @@ TARGET_WORDS = {"delivered_mpps": "delivered Mpps (±10 %)",
 
 
 def markdown(out: Path) -> str:
-    """The README's tables from a run's suite.json (the targets counted again, so that a run
-    saved before a count was added gets it too)."""
+    """The tables of docs/background/validation.md from a run's suite.json (the targets
+    counted again, so that a run saved before a count was added gets it too)."""
     points = json.loads((out / "suite.json").read_text())
     targets = summary(points)
     lines = ["| quantity | points within the target | share | target | where the runs "
@@ -230,7 +230,7 @@ PER_INSTANCE_JUDGED = ("cycles_per_packet",)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=Path, metavar="DIR",
-                    help="print the README's tables of a run written to DIR, and stop")
+                    help="print the docs' tables of a run written to DIR, and stop")
     ap.add_argument("--platform", help="this host's profile (nfvperf calibrate)")
     ap.add_argument("-o", "--out", default="out/chain_validate")
     ap.add_argument("--loads", default="0.2,0.5,0.8,1.5")

@@ -1,4 +1,5 @@
-"""The README's tables of the estimator against the data plane, from the JSON of a run.
+"""The tables of the estimator against the data plane (docs/background/validation.md), from
+the JSON of a run.
 
     nfvperf validate dataplane -p host.yaml -f json > validate.json
     nfvperf validate colocation -p host.yaml -f json > colocation.json

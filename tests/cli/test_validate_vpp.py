@@ -84,7 +84,7 @@ def test_bad_histograms_are_one_line(run, tmp_path):
 
 
 def test_the_benchmarks_variants_are_what_their_names_say(run, bench_script):
-    """The README's table (benchmarks/vpp_latency.py): its first row is what the command runs
+    """The docs' table (benchmarks/vpp_latency.py): its first row is what the command runs
     by default, the paper's model has neither addition, each other row one of them."""
     from nfvperf.batching.latency import Method
 

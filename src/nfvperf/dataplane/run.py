@@ -110,7 +110,7 @@ def check_run(*, arch: str, duration_s: float, cpus: dict[str, int]) -> None:
 
 
 def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None) -> dict:
-    """Run the data plane once and return the merged result (see the README's JSON keys)."""
+    """Run the data plane once and return the merged result (report.RunReport)."""
     cfg.validate()
     need_binaries("vswitch", "gen", f"nf-{cfg.nf}")
     names = [f"nf{i}" for i in range(cfg.nfs)]

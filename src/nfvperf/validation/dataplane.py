@@ -255,7 +255,7 @@ def _rounded(runs: Sequence[dict], key: str) -> list[float | None]:
 TOLERANCE_PCT = 25
 
 
-#: why a row may be beyond the tolerance: the causes the README works out
+#: why a row may be beyond the tolerance: the causes docs/background/validation.md works out
 GAP_CAUSES = {
     "memory_stalls": "the model puts its DRAM accesses a packet in the memory bound, the NF "
                      "waits for them in its cycles (a profile with memory_stalls: cycles "
@@ -266,7 +266,7 @@ GAP_CAUSES = {
                      "re-priced for it",
     "small_nf": "a small NF: its I/O EOs price the hand-over's lines one after another, while "
                 "the core overlaps part of them with its own work",
-    "unexplained": "not explained by these rules (see the README)",
+    "unexplained": "not explained by these rules (see docs/background/validation.md)",
 }
 
 
