@@ -1,6 +1,7 @@
 """The table of the batching model's latency against the VPP histograms (Geissler et al.,
-Sec. 5.3; docs/background/batching.md): the method as `nfvperf validate vpp` runs it beside the paper's model and each of
-the method's two additions alone, on the packaged cross-connect data.
+Sec. 5.3; docs/background/batching.md): the method as `nfvperf validate vpp` runs it beside
+the paper's model and each of the method's two additions alone, on the packaged cross-connect
+data.
 
     python benchmarks/vpp_latency.py
 
