@@ -117,6 +117,11 @@ def test_demo_table_and_json(cli, run_json):
     assert "24 of 31 printed figures reproduced" in out
     assert "inconsistent in the paper" in out
     data = run_json("demo")
+    from pydantic import TypeAdapter
+
+    from nfvperf.eo.reproduction import DemoReport
+
+    TypeAdapter(DemoReport).validate_python(data)    # every field the reference lists
     assert {f["status"] for f in data["figures"]} == {
         "reproduced", "reproduced (truncated)", "inconsistent in the paper"}
     settings = {e["setting"] for e in data["setting_effects"]}

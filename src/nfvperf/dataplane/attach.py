@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nfvperf.chain import ChainSpec, instance_name
+from nfvperf.dataplane.report import AttachReport
 from nfvperf.errors import InputError
 
 #: the kinds of kernel port, and the DPDK virtual device each becomes
@@ -57,7 +58,7 @@ def check_both_ways(spec: ChainSpec) -> None:
 def attach_chain(spec: ChainSpec, ports: tuple[KernelPort, KernelPort], *, arch: str =
                  "double-buffer", duration_s: float = 10.0, vswitch_cpu: int = 0,
                  nf_cpu: int = 1, stop: threading.Event | None = None,
-                 ready: Callable[[], None] | None = None) -> dict:
+                 ready: Callable[[], None] | None = None) -> AttachReport:
     """Run the chain between the two ports; returns its counters: per port (rx, tx, tx
     dropped), per NF (rx, tx, drop), the vSwitch's drops by place. ``ready`` is called once
     the ports exist and the chain is in place (before that the interfaces are not there)."""
@@ -89,7 +90,7 @@ def attach_chain(spec: ChainSpec, ports: tuple[KernelPort, KernelPort], *, arch:
     return _counters(spec, ports, report)
 
 
-def _counters(spec: ChainSpec, ports, vs: dict) -> dict:
+def _counters(spec: ChainSpec, ports, vs: dict) -> AttachReport:
     names = {instance_name(i, svc.nf, k): i for i, svc in enumerate(spec.services)
              for k in range(spec.most_instances(i))}
     return {

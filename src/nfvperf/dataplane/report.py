@@ -1,6 +1,6 @@
 """The JSON of the data plane's commands: ``nfvperf dataplane run`` (``RunReport``, built by
-``run.merge``), ``dataplane sweep`` (a list of ``SweepRow``) and ``dataplane replay``
-(``ReplayReport``). A contract, written once as types: the documentation's output reference is generated from these types (each field's docstring is its meaning), and a test validates every run's JSON against
+``run.merge``), ``dataplane sweep`` (a list of ``SweepRow``), ``dataplane replay`` (``ReplayReport``) and
+``chain attach`` (``AttachReport``). A contract, written once as types: the documentation's output reference is generated from these types (each field's docstring is its meaning), and a test validates every run's JSON against
 them with no field left out and none unknown. Counts are packets unless named otherwise; rates
 are SI (1 Mpps = 10^6 packet/s); cycles are TSC cycles.
 """
@@ -269,3 +269,35 @@ class ReplayReport(TypedDict):
     per_nf: list[PerNF]
     capture: str
     """The pcap file written."""
+
+
+class AttachedPort(TypedDict):
+    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
+    port: str
+    """``tap:NAME`` or ``af_packet:IFACE``."""
+    rx: int
+    """Frames the vSwitch took from the kernel there."""
+    tx: int
+    """Frames it handed to the kernel there."""
+    tx_dropped: int
+
+
+class AttachedNF(TypedDict):
+    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
+    name: str
+    service: int | None
+    """Its service's index in the chain."""
+    rx: int
+    tx: int
+    drop: int
+
+
+class AttachReport(TypedDict):
+    """A chain put between two kernel interfaces: what crossed it, when it was stopped."""
+
+    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
+    chain: str
+    ports: list[AttachedPort]
+    nfs: list[AttachedNF]
+    dropped: dict[str, int]
+    """Drops by place (``RunReport``'s names)."""

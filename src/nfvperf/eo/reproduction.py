@@ -16,10 +16,13 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
 from nfvperf import units
 from nfvperf.eo.estimate import Estimate, estimate
 from nfvperf.eo.model import NFModel, load_nf
 from nfvperf.eo.platform import Platform, load_platform
+from nfvperf.output import CONTRACT
 
 FIGURES_FILE = Path(__file__).resolve().parent.parent / "data" / "paper" / "baldi_sapio_2018.yaml"
 PRINTED_PROFILE = "xeon-e5-2690v2-printed"
@@ -35,32 +38,77 @@ MISSED = "NOT reproduced"
 
 @dataclass(frozen=True)
 class FigureCheck:
+    """One figure the paper prints beside the same quantity computed by nfvperf."""
+
+    __pydantic_config__ = CONTRACT
     platform: str
     where: str
+    """Where the paper prints it (section, figure)."""
     nf: str
     path: str
     packet_size: int
     cores: int
     quantity: str
+    """What it is (cycles, DRAM accesses, Mpps, Gbps ...)."""
     printed: str
+    """As printed, digits as the paper gives them."""
     ours: float | None
+    """nfvperf's, under the paper's binary prefixes."""
     ours_si: float | None
+    """nfvperf's in SI."""
     status: str
+    """reproduced, reproduced (truncated), inconsistent in the paper, or NOT reproduced."""
     reason: str = ""
+    """Why the paper is inconsistent there."""
     implied: str = ""
+    """What the printed value would imply in the model's terms."""
 
 
 @dataclass(frozen=True)
 class SettingEffect:
     """What changing one profile setting to its printed value does to each Section 3 path."""
 
+    __pydantic_config__ = CONTRACT
     setting: str
+    """The profile field."""
     ours: Any
+    """Its value in the reproducing profile."""
     printed: Any
+    """Its value as Sec. 2.2 prints it."""
     delta_cycles: dict[str, float]
+    """Cycles a packet it adds, by NF path."""
     delta_dram: dict[str, float]
+    """DRAM accesses a packet it adds, by NF path."""
     cpu_rate_factor: float
     memory_rate_factor: float
+
+
+class ProfileTotal(TypedDict):
+    """A Section 3 path under the reproducing profile and under Sec. 2.2 as printed."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    nf: str
+    cycles: float
+    dram: float
+    cpu_mpps: float
+    memory_mpps: float
+    printed_cycles: float
+    printed_dram: float
+    printed_cpu_mpps: float
+    printed_memory_mpps: float
+
+
+class DemoReport(TypedDict):
+    """What ``nfvperf demo --format json`` prints."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    platform: str
+    """The reproducing profile."""
+    figures: list[FigureCheck]
+    printed_profile: str
+    """The profile that takes Sec. 2.2 literally."""
+    setting_effects: list[SettingEffect]
+    totals: list[ProfileTotal]
 
 
 @dataclass(frozen=True)
@@ -68,9 +116,9 @@ class Reproduction:
     platform: str
     figures: list[FigureCheck]
     effects: list[SettingEffect]
-    totals: list[dict[str, Any]] = field(default_factory=list)
+    totals: list[ProfileTotal] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DemoReport:
         return {"platform": self.platform, "figures": [asdict(f) for f in self.figures],
                 "printed_profile": PRINTED_PROFILE,
                 "setting_effects": [asdict(e) for e in self.effects], "totals": self.totals}
@@ -171,7 +219,7 @@ def _effects(si: Platform, printed: Platform, models: dict[str, NFModel]) -> lis
     return effects
 
 
-def _totals(si: Platform, printed: Platform, models: dict[str, NFModel]) -> list[dict[str, Any]]:
+def _totals(si: Platform, printed: Platform, models: dict[str, NFModel]) -> list[ProfileTotal]:
     out = []
     for n, p in SECTION3:
         a, b = _row(models[n], si, p), _row(models[n], printed, p)
