@@ -86,7 +86,8 @@ def test_the_site_builds_strictly(tmp_path):
 
 @pytest.mark.parametrize(("body", "runs_only"), list(_blocks()))
 def test_a_checked_example_prints_what_its_page_shows(body, runs_only, tmp_path):
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    for shown in ("examples", "src"):        # as a user in a clone of the repository
+        (tmp_path / shown).symlink_to(ROOT / shown)
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     for cmd, shown in commands(body):
