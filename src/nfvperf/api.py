@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
 from nfvperf import limits, units
 from nfvperf.eo.estimate import Estimate, estimate
 from nfvperf.eo.model import load_nf
 from nfvperf.eo.platform import load_platform
+from nfvperf.output import CONTRACT
 
 
 def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], cores: int = 1,
@@ -44,7 +47,50 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
     return rows
 
 
-def catalogue(what: str) -> list[dict[str, Any]]:
+class ModelEntry(TypedDict):
+    """A packaged NF model, as ``nfvperf list models`` lists it."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    name: str
+    """What estimate, explain, chain files and the data plane call it."""
+    paths: list[str]
+    operations: int
+    """EO lines over all its paths."""
+    source: str | None
+    """Where the model comes from (a paper's section, nfvperf's C code)."""
+    description: str
+    """Its description's first sentence."""
+
+
+class PlatformEntry(TypedDict):
+    """A packaged platform profile, as ``nfvperf list platforms`` lists it."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    name: str
+    cpu: str
+    clock_ghz: float
+    cores: int
+    nic_ports: int
+    link_gbps: float
+    """A port's rate."""
+    source: str | None
+    description: str
+
+
+class EOEntry(TypedDict):
+    """An elementary operation of the catalogue, as ``nfvperf list eos`` lists it."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    name: str
+    params: list[str]
+    dual: str | None
+    """The EO that does the same the other way (I/O_mem and mem_I/O)."""
+    aliases: list[str]
+    """Other names a model may write it by."""
+    description: str
+
+
+def catalogue(what: str) -> list[ModelEntry] | list[PlatformEntry] | list[EOEntry]:
     """The packaged models (``models``), profiles (``platforms``) or EOs (``eos``)."""
     if what == "models":
         from nfvperf.nfs import packaged_models

@@ -65,6 +65,12 @@ def test_fit_raw_then_batching(cli, run_json, tmp_path):
     assert [int(r["batch_size"]) for r in rows] == list(range(257))
     d = run_json("batching", "--service-times", str(svc), "--rate-mbps", "9000")
     assert d["mean_batch_size"] == pytest.approx(256, abs=0.01)
+    from nfvperf.batching.fit import FitRow
+
+    for extra in ([], ["--per-rate"]):             # JSON: the CSV's rows, per rate with its rate
+        rows = run_json("fit", str(DATA), "--tsc-ghz", "3.393", *extra)
+        TypeAdapter(list[FitRow]).validate_python(rows)
+        assert all(("rate_mbps" in r) == bool(extra) for r in rows)
 
 
 def test_fit_per_rate_needs_a_rate_to_use(cli, tmp_path):

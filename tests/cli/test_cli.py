@@ -88,7 +88,14 @@ def test_explain_table_shows_formulas(cli):
 @pytest.mark.parametrize("what, name", [("models", "bng@paper"), ("platforms", "xeon-e5-2690v2"),
                                         ("eos", "ct_insertion")])
 def test_list(run_json, cli, what, name):
-    assert name in [r["name"] for r in run_json("list", what)]
+    from pydantic import TypeAdapter
+
+    from nfvperf import api
+
+    rows = run_json("list", what)
+    entry = {"models": api.ModelEntry, "platforms": api.PlatformEntry, "eos": api.EOEntry}
+    TypeAdapter(list[entry[what]]).validate_python(rows)   # every field the reference lists
+    assert name in [r["name"] for r in rows]
     code, out, _ = cli("list", what)
     assert code == 0 and name in out
 

@@ -19,15 +19,32 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from typing_extensions import NotRequired, TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf.batching.distributions import Pmf, deterministic, empirical, poisson
 from nfvperf.errors import InputError
+from nfvperf.output import CONTRACT
 
 #: The authors' preprocessing keeps 0 < Δt1 < 600 000 TSC cycles (data/vpp/README.md).
 MAX_GAP_CYCLES = 600_000
 SERVICE_KINDS = {"poisson": poisson, "deterministic": deterministic}
 #: the service time kinds a table's pmfs take: the above, and the samples' own spread
 SERVICE_CHOICES = (*SERVICE_KINDS, "measured")
+
+
+class FitRow(TypedDict):
+    """One batch size's mean service time, as ``nfvperf fit`` writes it (CSV by default, the
+    file ``nfvperf batching --service-times`` reads; these rows with ``--format json``)."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    batch_size: int
+    """0..β."""
+    mean_service_time_ns: float
+    source: str
+    """``measured`` (the size was seen at least ``--min-samples`` times) or ``fitted`` (the
+    linear fit)."""
+    rate_mbps: NotRequired[float]
+    """With ``--per-rate``: the rate the row was fitted at."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +85,7 @@ class ServiceTable:
         make = SERVICE_KINDS[kind]
         return tuple(make(m * 1e-9 / dt_s) for m in self.mean_ns)
 
-    def rows(self) -> list[dict[str, float]]:
+    def rows(self) -> list[FitRow]:
         out = []
         for i, (m, meas) in enumerate(zip(self.mean_ns, self.measured)):
             row = {"batch_size": i, "mean_service_time_ns": round(float(m), 3),

@@ -8,8 +8,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
 from nfvperf import limits, nfs
 from nfvperf.errors import RuntimeFailure
+from nfvperf.output import CONTRACT
 
 ARCHS = limits.ARCH_NAMES
 NFS = nfs.names()
@@ -92,6 +95,19 @@ def build(*, quiet: bool = True) -> Path:
     return out
 
 
+class DoctorRow(TypedDict):
+    """One line of ``nfvperf doctor --format json``."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    check: str
+    """What was checked: build tools, DPDK's version, hugepages, the binaries, the CPUs."""
+    ok: bool
+    detail: str
+    """What was found."""
+    fix: str
+    """How to fix it (empty when ok)."""
+
+
 @dataclass(frozen=True)
 class Check:
     """One line of ``nfvperf doctor``: what was checked, whether it is fine, and the fix."""
@@ -101,7 +117,7 @@ class Check:
     detail: str
     fix: str = ""
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> DoctorRow:
         return {"check": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
 
 
