@@ -137,7 +137,13 @@ def test_quick_calibration_of_this_host(dataplane, cli, tmp_path):
     out = tmp_path / "host.yaml"
     code, stdout, err = cli("calibrate", "--quick", "-o", str(out), "--format", "json")
     assert code == 0, err
-    d = json.loads(stdout)["measurements"]
+    from pydantic import TypeAdapter
+
+    from nfvperf.calibrate.profile import CalibrationReport
+
+    report = json.loads(stdout)
+    TypeAdapter(CalibrationReport).validate_python(report)
+    d = report["measurements"]
     # what was measured is whole and positive, and the profile says what the mapping gives
     # (whether the host's memory behaved -- L1 < L2 < L3 < DRAM, bigger tables dearer -- is
     # said by `calibrate` itself as notices: a busy VM may not, and a test cannot ask it to)

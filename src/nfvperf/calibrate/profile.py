@@ -12,9 +12,11 @@ import math
 from typing import Any
 
 import yaml
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf.calibrate.host import Host
 from nfvperf.eo.costs import DFA_STATE_BYTES
+from nfvperf.output import CONTRACT
 
 HASH_KEY_BYTES = 16       # the key size whose in-cache lookup prices ht_lookup
 CHECKSUM_WORD_BYTES = 2
@@ -156,6 +158,24 @@ def _dfa(d: dict, cached: float) -> dict[str, tuple[float, str]]:
                                 f"DFA walk, {r['states']} states "
                                 f"({r['states'] * DFA_STATE_BYTES >> 10} KB), "
                                 + _stat(r["cycles_per_byte"]))}
+
+
+class CalibrationReport(TypedDict):
+    """What ``nfvperf calibrate --format json`` prints (the profile itself is the YAML of
+    ``-o``, whose fields the file schemas list)."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    profile: dict[str, float]
+    """Each profile value derived from the measurements (clock_hz, l1_load_cycles,
+    l2_load_cycles, l3_access_cycles, dram_latency_s, hash_lookup_cycles, ...)."""
+    measurements: dict[str, Any]
+    """nfvp-calibrate's own report, section by section: tsc_hz and tsc_measured_hz;
+    load_latency (cycles a load by working set, one at a time and independent); overlap (DRAM
+    loads in flight); line_write and writeback cycles; hash (rte_hash lookups and inserts by
+    table size) and hash_insert_by_load; lpm; checksum and inc_checksum; dfa and
+    dfa_by_length; copy; core_to_core (the trips of a line between the two CPUs); frames (a
+    table's loads while frames stream through the caches). Each figure is a {median, min, max}
+    over the repetitions."""
 
 
 def derive(host: Host, d: dict, access: str = "overlapped") -> dict[str, Any]:

@@ -11,8 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+
 from nfvperf.errors import InputError, NfvperfError
 from nfvperf.io import relative_file, write_atomic
+from nfvperf.output import CONTRACT
 from nfvperf.sweep.spec import SweepSpec
 
 #: arguments that name files, taken relative to the sweep file
@@ -68,9 +71,29 @@ def client_for(scheduler: str, workers: int | None):
                          field="scheduler") from None
 
 
+class SweepSummary(TypedDict):
+    """What ``nfvperf sweep`` prints when it is done (the results are in ``output``)."""
+
+    __pydantic_config__ = CONTRACT  # type: ignore[misc]
+    sweep: str
+    """The sweep file's name."""
+    run: str
+    """What each point runs: batching, estimate or plan."""
+    points: int
+    """In the grid."""
+    already_done: int
+    """Found in the output from an earlier run, and skipped."""
+    computed: int
+    output: str
+    """The results file: a row a point, the grid's values and the run's results."""
+    seconds: float
+    workers: int
+    """Dask workers that computed them (0: nothing to compute)."""
+
+
 def sweep(spec: SweepSpec, base: Path, out: Path, *, scheduler: str = "local",
           workers: int | None = None,
-          progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+          progress: Callable[[str, int, int], None] | None = None) -> SweepSummary:
     """Run the points of ``spec`` not in ``out`` yet; returns a summary."""
     import pandas as pd
     from dask.distributed import as_completed
