@@ -10,7 +10,7 @@ from nfvperf import limits, units
 from nfvperf.eo.estimate import Estimate, estimate
 from nfvperf.eo.model import load_nf
 from nfvperf.eo.platform import load_platform
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
 def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], cores: int = 1,
@@ -47,10 +47,10 @@ def estimate_rows(models: list[str], *, platform: str, frame_sizes: list[int], c
     return rows
 
 
+@contract
 class ModelEntry(TypedDict):
     """A packaged NF model, as ``nfvperf list models`` lists it."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     """What estimate, explain, chain files and the data plane call it."""
     paths: list[str]
@@ -62,10 +62,10 @@ class ModelEntry(TypedDict):
     """Its description's first sentence."""
 
 
+@contract
 class PlatformEntry(TypedDict):
     """A packaged platform profile, as ``nfvperf list platforms`` lists it."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     cpu: str
     clock_ghz: float
@@ -77,10 +77,10 @@ class PlatformEntry(TypedDict):
     description: str
 
 
+@contract
 class EOEntry(TypedDict):
     """An elementary operation of the catalogue, as ``nfvperf list eos`` lists it."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     params: list[str]
     dual: str | None

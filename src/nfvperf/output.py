@@ -10,13 +10,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, with_config
 
 FORMATS = ("table", "json", "csv")
 
-#: the pydantic settings of a JSON output's type (a contract): a field the type does not name
-#: is an error, and each field's docstring is its meaning in the generated reference
-CONTRACT = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+#: the decorator of a JSON output's type (a TypedDict or dataclass: the contract), for pydantic
+#: to read it so: a field the type does not name is an error, and each field's docstring is its
+#: meaning in the generated reference
+contract = with_config(ConfigDict(extra="forbid", use_attribute_docstrings=True))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing_extensions import NotRequired, TypedDict  # what pydantic reads on P
 
 from nfvperf.batching.distributions import Pmf, deterministic, empirical, poisson
 from nfvperf.errors import InputError
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 #: The authors' preprocessing keeps 0 < Δt1 < 600 000 TSC cycles (data/vpp/README.md).
 MAX_GAP_CYCLES = 600_000
@@ -32,11 +32,11 @@ SERVICE_KINDS = {"poisson": poisson, "deterministic": deterministic}
 SERVICE_CHOICES = (*SERVICE_KINDS, "measured")
 
 
+@contract
 class FitRow(TypedDict):
     """One batch size's mean service time, as ``nfvperf fit`` writes it (CSV by default, the
     file ``nfvperf batching --service-times`` reads; these rows with ``--format json``)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     batch_size: int
     """0..β."""
     mean_service_time_ns: float

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class Scenario(TypedDict):
     """The measured configuration (the VPP samples' README)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     scenario: str
     beta: int
     frame_bytes: int
     queue: int
 
 
+@contract
 class MethodUsed(TypedDict):
     """How the model was set up (``nfvperf validate vpp``'s options)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     arrivals: str
     service: str
     """The service time's distribution around each batch size's mean."""
@@ -34,10 +34,10 @@ class MethodUsed(TypedDict):
     """The egress link the batch leaves on (null: none)."""
 
 
+@contract
 class Offset(TypedDict):
     """MoonGen's fixed delay, calibrated once on the loss-free rates (Geissler et al. Sec. 5.3)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     value_us: float
     spread_us: list[float]
     """[least, most] of the per-rate differences."""
@@ -48,8 +48,8 @@ class Offset(TypedDict):
     """Measured minus model at each of them."""
 
 
+@contract
 class Measured(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     mean_us: float
     mean_without_outliers_us: float | None
     """The mean of the packets under ``outlier_bound_us`` (null: none were)."""
@@ -58,20 +58,20 @@ class Measured(TypedDict):
     p99_us: float
 
 
+@contract
 class Predicted(TypedDict):
     """The model's sojourn plus the offset."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     mean_us: float
     p50_us: float
     p90_us: float
     p99_us: float
 
 
+@contract
 class Errors(TypedDict):
     """Predicted minus measured."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     mean_us: float
     p50_us: float
     p90_us: float
@@ -80,29 +80,29 @@ class Errors(TypedDict):
     """Relative, % of the measured p99."""
 
 
+@contract
 class Within(TypedDict):
     """Each target met at this rate."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     mean: bool
     mean_without_outliers: bool
     p50: bool
     p99: bool
 
 
+@contract
 class Cdf(TypedDict):
     """Both CDFs at the probabilities ``q`` (for Fig. 13's plots)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     q: list[float]
     measured_us: list[float]
     predicted_us: list[float]
 
 
+@contract
 class RateRow(TypedDict):
     """One offered rate: the histogram against the model + offset."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     rate_mbps: float
     loss_free: bool
     """Neither the measurement nor the model loses 0.1 % here."""
@@ -126,8 +126,8 @@ class RateRow(TypedDict):
     cdf: Cdf
 
 
+@contract
 class TargetScore(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     within: int
     """Loss-free rates within the target."""
     of: int
@@ -135,8 +135,8 @@ class TargetScore(TypedDict):
     met: bool
 
 
+@contract
 class Summary(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     loss_free_rates: int
     mean: TargetScore
     mean_without_outliers: TargetScore
@@ -144,10 +144,10 @@ class Summary(TypedDict):
     p99: TargetScore
 
 
+@contract
 class VppValidation(TypedDict):
     """What ``nfvperf validate vpp --format json`` prints."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     config: Scenario
     method: MethodUsed
     offset: Offset

@@ -34,7 +34,7 @@ from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 from nfvperf.batching.arrivals import arrival_counts
 from nfvperf.batching.distributions import Pmf, convolve
 from nfvperf.errors import InputError
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 PERCENTILES = ("50", "90", "99", "99.9")
 #: Transition probabilities below this are left out of the sparse matrix of Eq. 1.
@@ -86,11 +86,11 @@ class BatchQueue:
         return _solve(self, tol, max_iter)
 
 
+@contract
 class BatchingRecord(TypedDict):
     """The KPIs of a batched polling NF's queue (Geissler et al., Eq. 1-9), as ``nfvperf
     batching --format json`` prints them."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     queue_capacity: int
     """L: packets the queue holds."""
     max_batch: int

@@ -16,7 +16,7 @@ from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf.calibrate.host import Host
 from nfvperf.eo.costs import DFA_STATE_BYTES
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 HASH_KEY_BYTES = 16       # the key size whose in-cache lookup prices ht_lookup
 CHECKSUM_WORD_BYTES = 2
@@ -160,11 +160,11 @@ def _dfa(d: dict, cached: float) -> dict[str, tuple[float, str]]:
                                 + _stat(r["cycles_per_byte"]))}
 
 
+@contract
 class CalibrationReport(TypedDict):
     """What ``nfvperf calibrate --format json`` prints (the profile itself is the YAML of
     ``-o``, whose fields the file schemas list)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     profile: dict[str, float]
     """Each profile value derived from the measurements (clock_hz, l1_load_cycles,
     l2_load_cycles, l3_access_cycles, dram_latency_s, hash_lookup_cycles, ...)."""

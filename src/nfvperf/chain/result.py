@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 #: where a packet can be lost, chain-wide: the generator's port to the vSwitch (``port_rx``),
 #: the vSwitch's output port (``port_tx``), an instance's full ring (``ring_full``), the NF's
@@ -30,11 +30,10 @@ def loss(offered: float, delivered: float) -> float | None:
 STALL_KEYS = ("count", "per_s", "time_share", "longest_us", "durations_us")
 
 
+@contract
 @dataclass
 class Latency:
     """Microseconds; None where nothing was measured."""
-
-    __pydantic_config__ = CONTRACT
 
     mean: float | None = None
     p50: float | None = None
@@ -42,11 +41,11 @@ class Latency:
     p99: float | None = None
 
 
+@contract
 @dataclass
 class InstanceResult:
     """One NF instance of a service."""
 
-    __pydantic_config__ = CONTRACT
     name: str
     in_service_at_end: bool
     """Still taking traffic when the run ended (a scale event may have removed it)."""
@@ -72,11 +71,11 @@ class InstanceResult:
     """Packets it took a poll, over polls that found some."""
 
 
+@contract
 @dataclass
 class ServiceResult:
     """One step of the chain, served by one or more instances of an NF."""
 
-    __pydantic_config__ = CONTRACT
     name: str
     nf: str
     """The NF its instances run (the NF catalogue's name)."""
@@ -96,11 +95,11 @@ class ServiceResult:
     instances: list[InstanceResult]
 
 
+@contract
 @dataclass
 class ClassResult:
     """One traffic class of the chain file."""
 
-    __pydantic_config__ = CONTRACT
     frame_bytes: int
     """Frame size, FCS included."""
     rate_pps: float
@@ -119,11 +118,11 @@ class ClassResult:
     latency_us: Latency
 
 
+@contract
 @dataclass
 class ScaleResult:
     """One scale event: a service's instance count changed during the run."""
 
-    __pydantic_config__ = CONTRACT
     at_s: float
     """When, from the start of the traffic."""
     service: int
@@ -140,13 +139,13 @@ class ScaleResult:
     """Flows `hash mod n` would have moved."""
 
 
+@contract
 @dataclass
 class ChainResult:
     """One run of a chain, predicted or measured: what ``nfvperf chain simulate`` and ``nfvperf
     chain run`` print with ``--format json``. At every instance and for the chain, offered =
     delivered + dropped + in flight."""
 
-    __pydantic_config__ = CONTRACT
     chain: str
     """The chain's name."""
     backend: str

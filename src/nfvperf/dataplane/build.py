@@ -12,7 +12,7 @@ from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf import limits, nfs
 from nfvperf.errors import RuntimeFailure
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 ARCHS = limits.ARCH_NAMES
 NFS = nfs.names()
@@ -95,10 +95,10 @@ def build(*, quiet: bool = True) -> Path:
     return out
 
 
+@contract
 class DoctorRow(TypedDict):
     """One line of ``nfvperf doctor --format json``."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     check: str
     """What was checked: build tools, DPDK's version, hugepages, the binaries, the CPUs."""
     ok: bool

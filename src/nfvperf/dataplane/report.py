@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT as _CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class Dropped(TypedDict):
     """Where packets were lost."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     port_rx: int
     """At the generator's port into the vSwitch (the vSwitch did not take them in time)."""
     port_tx: int
@@ -32,10 +32,10 @@ class Dropped(TypedDict):
     """Held by an NF when it died, given back to the pool."""
 
 
+@contract
 class Conservation(TypedDict):
     """Every packet offered is delivered, dropped somewhere or in flight at the stop."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     offered: int
     """Packets the generator sent or failed to send."""
     accounted: int
@@ -44,10 +44,10 @@ class Conservation(TypedDict):
     """``offered == accounted``."""
 
 
+@contract
 class Latency(TypedDict):
     """The generator's end-to-end latency of the packets delivered, µs (null: none measured)."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     mean: float | None
     p50: float | None
     p90: float | None
@@ -56,10 +56,10 @@ class Latency(TypedDict):
     max: float | None
 
 
+@contract
 class Pool(TypedDict):
     """The mbuf pool: a run that ends with every mbuf back leaks nothing."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     size: int
     """Mbufs in the pool."""
     free_at_end: int
@@ -68,10 +68,10 @@ class Pool(TypedDict):
     """``free_at_end == size``."""
 
 
+@contract
 class Stalls(TypedDict):
     """Times the vSwitch lost its CPU (a loop iteration far longer than any loop takes)."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     count: int
     per_s: float
     time_share: float
@@ -81,10 +81,10 @@ class Stalls(TypedDict):
     """The stalls' lengths, µs, sorted (evenly spaced quantiles of them when there are many)."""
 
 
+@contract
 class Wakes(TypedDict):
     """How the vSwitch woke blocking NFs (``semaphore``, ``isolated``)."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     by_count: int
     """Wake-ups posted because an NF's batch reached ``batch`` packets."""
     by_age: int
@@ -104,10 +104,10 @@ class Wakes(TypedDict):
     stretch_max: float
 
 
+@contract
 class VSwitch(TypedDict):
     """The vSwitch's loop."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     rx_batch_mean: float | None
     """Packets a receive burst took, over bursts that took some."""
     nf_batch_mean: float | None
@@ -122,10 +122,10 @@ class VSwitch(TypedDict):
     wakes: Wakes | None
 
 
+@contract
 class Sojourn(TypedDict):
     """Handed to the NF .. back from it, µs (null: none came back)."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     count: int
     mean: float | None
     p50: float | None
@@ -133,10 +133,10 @@ class Sojourn(TypedDict):
     p99: float | None
 
 
+@contract
 class PerNF(TypedDict):
     """One NF process, as the vSwitch and the NF's own counters saw it."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     id: int
     """Its slot in the vSwitch."""
     name: str
@@ -192,11 +192,11 @@ class PerNF(TypedDict):
     """Share of a CPU its process used over the run (null: not measured)."""
 
 
+@contract
 class RunReport(TypedDict):
     """What ``nfvperf dataplane run --format json`` prints: the run's parameters, then what was
     measured."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     arch: str
     """The exchange architecture: double-buffer, semaphore, shared-ring, fdir or isolated."""
     nfs: int
@@ -233,10 +233,10 @@ class RunReport(TypedDict):
     per_nf: list[PerNF]
 
 
+@contract
 class SweepRow(TypedDict):
     """One architecture at one NF count: what Cerrato et al.'s Fig. 3 and 4 plot."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     arch: str
     nfs: int
     offered_mpps: float
@@ -253,10 +253,10 @@ class SweepRow(TypedDict):
     """Every mbuf came back to the pool."""
 
 
+@contract
 class ReplayReport(TypedDict):
     """A pcap file replayed through a chain of NFs, what left captured."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     frames_in: int
     frames_out: int
     chains: int
@@ -271,8 +271,8 @@ class ReplayReport(TypedDict):
     """The pcap file written."""
 
 
+@contract
 class AttachedPort(TypedDict):
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     port: str
     """``tap:NAME`` or ``af_packet:IFACE``."""
     rx: int
@@ -282,8 +282,8 @@ class AttachedPort(TypedDict):
     tx_dropped: int
 
 
+@contract
 class AttachedNF(TypedDict):
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     name: str
     service: int | None
     """Its service's index in the chain."""
@@ -292,10 +292,10 @@ class AttachedNF(TypedDict):
     drop: int
 
 
+@contract
 class AttachReport(TypedDict):
     """A chain put between two kernel interfaces: what crossed it, when it was stopped."""
 
-    __pydantic_config__ = _CONTRACT  # type: ignore[misc]
     chain: str
     ports: list[AttachedPort]
     nfs: list[AttachedNF]

@@ -23,7 +23,7 @@ from nfvperf.eo.memory import (TABLE_EOS, FramesPoint, Hierarchy, Sharing, Stall
 from nfvperf.eo.model import NFModel, NFPath, OperationLine
 from nfvperf.eo.platform import Platform
 from nfvperf.errors import InputError
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 #: The name of the weighted row of a multi-path NF.
 MIX_PATH = "mix"
@@ -123,11 +123,11 @@ class Estimate:
         }
 
 
+@contract
 class EstimateRecord(TypedDict):
     """One path of one NF at one frame size, as ``nfvperf estimate --format json`` lists them.
     Rates are in M of ``units`` (SI, or the paper's binary reading); null: unbounded."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     """The model's name."""
     path: str

@@ -22,7 +22,7 @@ from nfvperf import units
 from nfvperf.eo.estimate import Estimate, estimate
 from nfvperf.eo.model import NFModel, load_nf
 from nfvperf.eo.platform import Platform, load_platform
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 FIGURES_FILE = Path(__file__).resolve().parent.parent / "data" / "paper" / "baldi_sapio_2018.yaml"
 PRINTED_PROFILE = "xeon-e5-2690v2-printed"
@@ -36,11 +36,11 @@ DOUBTED = "inconsistent in the paper"
 MISSED = "NOT reproduced"
 
 
+@contract
 @dataclass(frozen=True)
 class FigureCheck:
     """One figure the paper prints beside the same quantity computed by nfvperf."""
 
-    __pydantic_config__ = CONTRACT
     platform: str
     where: str
     """Where the paper prints it (section, figure)."""
@@ -64,11 +64,11 @@ class FigureCheck:
     """What the printed value would imply in the model's terms."""
 
 
+@contract
 @dataclass(frozen=True)
 class SettingEffect:
     """What changing one profile setting to its printed value does to each Section 3 path."""
 
-    __pydantic_config__ = CONTRACT
     setting: str
     """The profile field."""
     ours: Any
@@ -83,10 +83,10 @@ class SettingEffect:
     memory_rate_factor: float
 
 
+@contract
 class ProfileTotal(TypedDict):
     """A Section 3 path under the reproducing profile and under Sec. 2.2 as printed."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     cycles: float
     dram: float
@@ -98,10 +98,10 @@ class ProfileTotal(TypedDict):
     printed_memory_mpps: float
 
 
+@contract
 class DemoReport(TypedDict):
     """What ``nfvperf demo --format json`` prints."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     platform: str
     """The reproducing profile."""
     figures: list[FigureCheck]

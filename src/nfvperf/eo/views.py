@@ -6,14 +6,14 @@ from typing import Any
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT, Column, compact, number, table
+from nfvperf.output import Column, compact, contract, number, table
 
 
+@contract
 class ExplainRow(TypedDict):
     """One EO line of a model's path (or the profile's per-packet overhead), priced: what
     ``nfvperf explain --format json`` lists."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     path: str
     packet_size: int

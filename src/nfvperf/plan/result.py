@@ -8,13 +8,13 @@ from typing import Any
 
 from typing_extensions import NotRequired, TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class Placement(TypedDict):
     """Instances of one service on one host's socket."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     host: str
     """The host: its kind and index (``kind-i``)."""
     kind: str
@@ -36,8 +36,8 @@ class Placement(TypedDict):
     """The batching model's p99 sojourn at that traffic."""
 
 
+@contract
 class PlannedService(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     """The NF catalogue's name of the model."""
     model: str
@@ -52,8 +52,8 @@ class PlannedService(TypedDict):
     """At its worst instance."""
 
 
+@contract
 class PlannedChain(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     demand_mpps: float
     services: list[PlannedService]
@@ -67,8 +67,8 @@ class PlannedChain(TypedDict):
     loss_target: float
 
 
+@contract
 class HostUsage(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     host: str
     kind: str
     cores_used: int
@@ -79,10 +79,10 @@ class HostUsage(TypedDict):
     """Bits on the wire over the host's NIC ports' rate."""
 
 
+@contract
 class ResourceBinding(TypedDict):
     """``--explain``: the plan solved again without one resource's limit."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     resource: str
     """cores, memory or links."""
     binds: bool | None
@@ -92,10 +92,10 @@ class ResourceBinding(TypedDict):
     """The sentence ``binding`` gains when it binds."""
 
 
+@contract
 class PlanResult(TypedDict):
     """What ``nfvperf plan --format json`` prints."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     plan: str
     """The plan file's name."""
     optimal: bool

@@ -16,11 +16,13 @@ import numpy as np
 
 from nfvperf.batching.model import BatchingRecord, BatchingResult, BatchQueue
 from nfvperf.errors import InputError
+from nfvperf.output import contract
 
 DROPS = ("tail", "ring")
 CHUNK = 1 << 20
 
 
+@contract
 class SimulationRecord(BatchingRecord):
     """What ``nfvperf simulate --format json`` prints: the model's KPIs, measured on the
     simulated queue, and the 99 % half-widths of the means (batch means; inf: too few)."""

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
 from nfvperf.errors import InputError, NfvperfError
 from nfvperf.io import relative_file, write_atomic
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 from nfvperf.sweep.spec import SweepSpec
 
 #: arguments that name files, taken relative to the sweep file
@@ -71,10 +71,10 @@ def client_for(scheduler: str, workers: int | None):
                          field="scheduler") from None
 
 
+@contract
 class SweepSummary(TypedDict):
     """What ``nfvperf sweep`` prints when it is done (the results are in ``output``)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     sweep: str
     """The sweep file's name."""
     run: str

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class Comparison(TypedDict):
     """One quantity over the runs: the medians of its predictions and measurements, and the
     error of the one against the other."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     predicted: float | None
     measured: float | None
     error: float | None
@@ -30,8 +30,8 @@ class Comparison(TypedDict):
     with itself as closely as the prediction is asked to)."""
 
 
+@contract
 class EndToEnd(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     delivered_mpps: Comparison
     loss_pct: Comparison
     latency_mean_us: Comparison
@@ -40,8 +40,8 @@ class EndToEnd(TypedDict):
     latency_p99_us: Comparison
 
 
+@contract
 class InstanceComparison(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     delivered_mpps: Comparison
     loss_pct: Comparison
@@ -53,25 +53,25 @@ class InstanceComparison(TypedDict):
     """Packets it took a poll."""
 
 
+@contract
 class ServiceComparison(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     name: str
     nf: str
     instances: list[InstanceComparison]
 
 
+@contract
 class Cdf(TypedDict):
     """End-to-end latency's CDF, the runs pooled: [µs, fraction at or below] a point."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     predicted: list[list[float]]
     measured: list[list[float]]
 
 
+@contract
 class MeasuredRun(TypedDict):
     """One run's end-to-end measurement."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     delivered_mpps: float | None
     loss_pct: float | None
     latency_mean_us: float | None
@@ -80,10 +80,10 @@ class MeasuredRun(TypedDict):
     latency_p99_us: float | None
 
 
+@contract
 class Point(TypedDict):
     """One offered load, predicted and measured ``runs`` times."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     load: float | None
     """The fraction of the predicted capacity offered (null: the chain's own traffic)."""
     offered_mpps: float
@@ -117,10 +117,10 @@ class Point(TypedDict):
     measured_runs: list[MeasuredRun]
 
 
+@contract
 class ChainValidation(TypedDict):
     """What ``nfvperf chain validate --format json`` prints."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     chain: str
     platform: str
     """The host profile's name."""

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class ColocationRow(TypedDict):
     """One NF with one traffic beside ``neighbours`` memory-hungry processes on the other core:
     its cycles a packet and its slowdown against running alone, predicted by the memory-stall
     term and measured on the data plane."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     traffic: str
     path: str | None

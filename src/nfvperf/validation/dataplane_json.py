@@ -6,21 +6,21 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
 
-from nfvperf.output import CONTRACT
+from nfvperf.output import contract
 
 
+@contract
 class TopEO(TypedDict):
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     eo: str
     """The EO as the model writes it."""
     cycles: float
 
 
+@contract
 class ValidationRow(TypedDict):
     """One NF with one traffic at one frame size: the estimate of its EO model beside the NF
     measured alone on the data plane (the median-error run of ``--runs``)."""
 
-    __pydantic_config__ = CONTRACT  # type: ignore[misc]
     nf: str
     packet_size: int
     traffic: str
