@@ -181,6 +181,10 @@ def test_isolated_nfs_map_only_their_own_buffers(dataplane):
         assert not any("nfvp_arena" in f or "hugepages" in f for f in fds[name])
     with Session("semaphore") as s:
         s.add_nfs("signature", ["p"])
+        # attached means the vSwitch gave it its slot and the arena's fd; it maps it next
+        deadline = time.monotonic() + 10
+        while not _shared_maps(s.nfs["p"].pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert _shared_maps(s.nfs["p"].pid) == {"nfvp_arena"}
         s.close()
 
