@@ -20,6 +20,8 @@ DOCS = ROOT / "docs"
 #: ``<!-- check: runs -->`` only asks that each command succeed
 CHECKED = re.compile(r"^<!-- check(?P<runs>: runs)? -->\n```console\n(?P<body>.*?)^```$",
                      re.M | re.S)
+#: a Python block the tests run (``<!-- check: runs -->``): it must run to its end
+CHECKED_PYTHON = re.compile(r"^<!-- check: runs -->\n```python\n(?P<body>.*?)^```$", re.M | re.S)
 
 
 def _pages() -> list[Path]:
@@ -98,8 +100,25 @@ def test_a_checked_example_prints_what_its_page_shows(body, runs_only, tmp_path)
             assert matches(shown, p.stdout.splitlines()), f"{cmd} printed:\n{p.stdout}"
 
 
+def _python_blocks():
+    for page in _pages():
+        text = page.read_text()
+        for m in CHECKED_PYTHON.finditer(text):
+            line = text[:m.start()].count("\n") + 1
+            yield pytest.param(m.group("body"), id=f"{page.relative_to(DOCS)}:{line}")
+
+
+@pytest.mark.parametrize("body", list(_python_blocks()))
+def test_a_checked_python_example_runs(body, tmp_path):
+    for shown in ("examples", "src"):
+        (tmp_path / shown).symlink_to(ROOT / shown)
+    p = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
 def test_the_pages_show_checked_examples():
-    assert len(list(_blocks())) >= 10
+    assert len(list(_blocks())) >= 10 and list(_python_blocks())
 
 
 def test_the_reference_covers_every_command_and_file_kind():
