@@ -1,9 +1,12 @@
 """The reference pages of the documentation, written from the code itself: the command line from
-the Typer app, the file schemas from the pydantic models behind ``nfvperf schema``. The docs'
-Sphinx extension calls these at every build, so a reference page cannot drift from the code.
+the Typer app, the file schemas from the pydantic models behind ``nfvperf schema``, each
+command's JSON from its type (``OUTPUTS``), the API from the docstrings of what ``import
+nfvperf`` exports. The docs' Sphinx extension calls these at every build, so a reference page
+cannot drift from the code.
 
 Each function returns Markdown (MyST). A command's heading is its call (``nfvperf estimate``:
-anchor ``#nfvperf-estimate``); a schema's objects carry explicit anchors (``schema-chain-service``).
+anchor ``#nfvperf-estimate``); a schema's objects carry explicit anchors
+(``schema-chain-service``, ``schema-output-dataplane-run-pernf``).
 """
 
 from __future__ import annotations
