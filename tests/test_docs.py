@@ -16,25 +16,34 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
-#: a console block the tests run: ``<!-- check -->`` compares its output with the page's,
-#: ``<!-- check: runs -->`` only asks that each command succeed
-CHECKED = re.compile(r"^<!-- check(?P<runs>: runs)? -->\n```console\n(?P<body>.*?)^```$",
-                     re.M | re.S)
-#: a Python block the tests run (``<!-- check: runs -->``): it must run to its end
-CHECKED_PYTHON = re.compile(r"^<!-- check: runs -->\n```python\n(?P<body>.*?)^```$", re.M | re.S)
+#: a block the tests run: a console block marked ``<!-- check -->`` prints what the page shows
+#: under each command; marked ``<!-- check: runs -->``, a console block's commands succeed and a
+#: Python block runs to its end
+CHECKED = re.compile(r"^<!-- check(?P<runs>: runs)? -->\n```(?P<lang>console|python)\n"
+                     r"(?P<body>.*?)^```$", re.M | re.S)
 
 
 def _pages() -> list[Path]:
     return sorted(p for p in DOCS.rglob("*.md") if "_gen" not in p.parts)
 
 
-def _blocks():
+def _blocks(lang: str):
+    """(body, runs only) of each checked block in ``lang``, named by its page and line."""
     for page in _pages():
         text = page.read_text()
         for m in CHECKED.finditer(text):
-            line = text[:m.start()].count("\n") + 1
-            yield pytest.param(m.group("body"), bool(m.group("runs")),
-                               id=f"{page.relative_to(DOCS)}:{line}")
+            if m.group("lang") == lang:
+                line = text[:m.start()].count("\n") + 1
+                yield pytest.param(m.group("body"), bool(m.group("runs")),
+                                   id=f"{page.relative_to(DOCS)}:{line}")
+
+
+@pytest.fixture
+def clone(tmp_path) -> Path:
+    """A directory where a page's commands run as in a clone of the repository."""
+    for shown in ("examples", "src"):
+        (tmp_path / shown).symlink_to(ROOT / shown)
+    return tmp_path
 
 
 def commands(body: str) -> list[tuple[str, list[str]]]:
@@ -86,39 +95,28 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "reference" / "cli.html").exists()
 
 
-@pytest.mark.parametrize(("body", "runs_only"), list(_blocks()))
-def test_a_checked_example_prints_what_its_page_shows(body, runs_only, tmp_path):
-    for shown in ("examples", "src"):        # as a user in a clone of the repository
-        (tmp_path / shown).symlink_to(ROOT / shown)
+@pytest.mark.parametrize(("body", "runs_only"), list(_blocks("console")))
+def test_a_checked_example_prints_what_its_page_shows(body, runs_only, clone):
     env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     for cmd, shown in commands(body):
-        p = subprocess.run(cmd, shell=True, cwd=tmp_path, env=env, capture_output=True,
+        p = subprocess.run(cmd, shell=True, cwd=clone, env=env, capture_output=True,
                            text=True, timeout=300)
         assert p.returncode == 0, f"{cmd}: exit {p.returncode}\n{p.stderr[-2000:]}"
         if not runs_only:
             assert matches(shown, p.stdout.splitlines()), f"{cmd} printed:\n{p.stdout}"
 
 
-def _python_blocks():
-    for page in _pages():
-        text = page.read_text()
-        for m in CHECKED_PYTHON.finditer(text):
-            line = text[:m.start()].count("\n") + 1
-            yield pytest.param(m.group("body"), id=f"{page.relative_to(DOCS)}:{line}")
-
-
-@pytest.mark.parametrize("body", list(_python_blocks()))
-def test_a_checked_python_example_runs(body, tmp_path):
-    for shown in ("examples", "src"):
-        (tmp_path / shown).symlink_to(ROOT / shown)
-    p = subprocess.run([sys.executable, "-c", body], cwd=tmp_path, capture_output=True,
+@pytest.mark.parametrize(("body", "runs_only"), list(_blocks("python")))
+def test_a_checked_python_example_runs(body, runs_only, clone):
+    assert runs_only        # a Python block's output is not on its page
+    p = subprocess.run([sys.executable, "-c", body], cwd=clone, capture_output=True,
                        text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
 
 
 def test_the_pages_show_checked_examples():
-    assert len(list(_blocks())) >= 10 and list(_python_blocks())
+    assert len(list(_blocks("console"))) >= 10 and list(_blocks("python"))
 
 
 def test_the_reference_covers_every_command_and_file_kind():

@@ -30,7 +30,7 @@ chain_del(struct vswitch *vs, unsigned int id)
 	if (!c->used)
 		return;
 	rte_hash_del_key(vs->mac2chain, &key);
-	vs->mac_gen++;
+	vs_classify_forget(vs);
 	if (c->nic_queue >= 0) {
 		rte_hash_del_key(vs->fdir, &key);
 		if (vs->nfs[c->nf[0]].alive)
@@ -99,7 +99,7 @@ chain_add(struct vswitch *vs, char *args, char *out, size_t len)
 		snprintf(out, len, "error chain: the MAC table is full");
 		return;
 	}
-	vs->mac_gen++;
+	vs_classify_forget(vs);
 	if (vs->fdir != NULL && id + 1 < vs->cfg.fdir_queues) {
 		/* program the NIC: this chain's packets go straight to its first NF */
 		struct nfvp_slot *s = vs->nfs[c.nf[0]].slot;

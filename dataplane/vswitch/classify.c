@@ -3,7 +3,8 @@
  *
  * mac2chain (rte_hash) holds the table; in front of it a direct-mapped cache keyed by the MAC,
  * as a software switch's exact-match cache: a burst's hits skip the hash's bulk lookup, its
- * misses go to it together. Every change of the table bumps mac_gen, which voids the cache. */
+ * misses go to it together. Every change of the table calls vs_classify_forget, which bumps
+ * mac_gen and so voids the cache. */
 
 #include <string.h>
 
@@ -12,10 +13,18 @@
 
 #include "vswitch.h"
 
+/* Fibonacci hashing: the product's top bits, as many as the cache has slots */
 static inline unsigned int
 cache_slot(uint64_t key)
 {
-	return (unsigned int)((key * 0x9e3779b97f4a7c15ull) >> 56) & (VS_MAC_CACHE - 1);
+	return (unsigned int)((key * 0x9e3779b97f4a7c15ull) >> (64 - VS_MAC_CACHE_BITS));
+}
+
+void
+vs_classify_forget(struct vswitch *vs)
+{
+	if (++vs->mac_gen == 0) /* the zeroed entries' gen: never current */
+		vs->mac_gen = 1;
 }
 
 void

@@ -295,7 +295,7 @@ vs_init(struct vswitch *vs)
 	}
 	vs->chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs->chains));
 	vs->default_chain = -1;
-	vs->mac_gen = 1; /* the cache's zeroed entries (gen 0) hold nothing */
+	vs_classify_forget(vs); /* gen 1: the cache's zeroed entries (gen 0) hold nothing */
 	vs->wakes.stretch = vs->wakes.stretch_max = 1;
 	for (i = 0; i < NFVP_MAX_PORTS; i++)
 		vs->port_chain[i] = -1;

@@ -22,7 +22,8 @@
 #define VS_POOL_CACHE 256
 #define VS_SWEEP_US 1000 /* blocking NFs: every NF's returns looked at, at least this often */
 #define VS_PREFETCH 4 /* packets ahead whose lines are fetched while one is handled */
-#define VS_MAC_CACHE 256 /* entries of the MAC -> chain cache, a power of two */
+#define VS_MAC_CACHE_BITS 8 /* the MAC -> chain cache holds 2^this entries */
+#define VS_MAC_CACHE (1u << VS_MAC_CACHE_BITS)
 /* Sojourn times in an NF (sent to it .. back), in TSC cycles: log-linear, 4 bins an octave. */
 #define VS_LAT_SUB_BITS 2
 #define VS_LAT_BINS NFVP_HIST_BINS(VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)
@@ -297,8 +298,10 @@ int vs_nf_find(const struct vswitch *vs, const char *name);     /* an attached N
 uint64_t vs_arena_off(const struct vswitch *vs, const void *p); /* an arena address as offset */
 /* chains.c: "chain add|del|default ..." (args after "chain "); the reply into out */
 void vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len);
-/* Each packet's chain by destination MAC (-1: none and no default), through the cache. */
+/* classify.c: each packet's chain by destination MAC (-1: none and no default), through the
+ * cache; vs_classify_forget voids the cache, after every change of mac2chain. */
 void vs_classify(struct vswitch *vs, struct rte_mbuf **pkts, unsigned int n, int *chain);
+void vs_classify_forget(struct vswitch *vs);
 /* service.c */
 int vs_service_find(const struct vswitch *vs, const char *name);
 int vs_service_pick(struct vswitch *vs, struct vs_service *s, struct rte_mbuf *m);

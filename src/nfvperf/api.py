@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf import limits, units
 from nfvperf.eo.estimate import Estimate, estimate

@@ -16,7 +16,8 @@ FORMATS = ("table", "json", "csv")
 
 #: the decorator of a JSON output's type (a TypedDict or dataclass: the contract), for pydantic
 #: to read it so: a field the type does not name is an error, and each field's docstring is its
-#: meaning in the generated reference
+#: meaning in the generated reference. The TypedDicts come from typing_extensions, which
+#: pydantic requires below Python 3.12.
 contract = with_config(ConfigDict(extra="forbid", use_attribute_docstrings=True))
 
 

@@ -11,6 +11,7 @@ anchor ``#nfvperf-estimate``); a schema's objects carry explicit anchors
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -104,7 +105,8 @@ def schema_markdown() -> str:
 
 
 #: (the commands, the type their ``--format json`` prints, what wraps it): the outputs whose
-#: contract is a type; tests validate each command's JSON against its type
+#: contract is a type; tests validate each command's JSON with ``output_type``, so the type
+#: the reference shows is the one tested
 OUTPUTS = (
     ("nfvperf estimate", "nfvperf.eo.estimate:EstimateRecord", "a list of"),
     ("nfvperf explain", "nfvperf.eo.views:ExplainRow", "a list of"),
@@ -138,17 +140,35 @@ def output_kind(commands: str) -> str:
     return commands.split(",")[0].split(" ", 1)[1].strip().replace(" ", "-")
 
 
+def _type(where: str):
+    import importlib
+
+    module, name = where.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@functools.cache
+def output_type(command: str):
+    """A pydantic TypeAdapter of what ``command`` (``nfvperf plan``) prints with ``--format
+    json``, from its ``OUTPUTS`` entry: ``output_type(c).validate_python(data)`` fails on a
+    field missing, unknown or of another type."""
+    from pydantic import TypeAdapter
+
+    for commands, where, wrap in OUTPUTS:
+        if command in (c.strip() for c in commands.split(",")):
+            return TypeAdapter(list[_type(where)] if wrap else _type(where))
+    raise KeyError(f"{command}: not in reference.OUTPUTS")
+
+
 def output_fragments() -> dict[str, str]:
     """For each entry of ``OUTPUTS``, its JSON field by field, from its type: the fragment
     ``reference/_gen/output-KIND.md`` that the outputs page includes under the command."""
-    import importlib
-
     from pydantic import TypeAdapter
 
     out = {}
     for commands, where, wrap in OUTPUTS:
-        module, name = where.split(":")
-        schema = TypeAdapter(getattr(importlib.import_module(module), name)).json_schema()
+        name = where.split(":")[1]
+        schema = TypeAdapter(_type(where)).json_schema()
         kind = output_kind(commands)
         lines = [f"The JSON is {wrap} `{name}`:", ""] if wrap else []
         out[kind] = "\n".join(lines + _sections(schema, f"output-{kind}"))
@@ -166,8 +186,7 @@ def api_markdown() -> str:
     for name in sorted(_EXPORTS, key=str.lower):
         module = _EXPORTS[name]
         if name in _MODULES:
-            target = f"{module}"
-            directive = "automodule"
+            target, directive = module, "automodule"
         else:
             obj = getattr(importlib.import_module(module), name)
             directive = "autoclass" if inspect.isclass(obj) else "autofunction"

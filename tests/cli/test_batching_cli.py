@@ -7,11 +7,8 @@ import io
 import json
 
 import pytest
-from pydantic import TypeAdapter
-
-from nfvperf.batching.model import BatchingRecord
 from nfvperf.batching.vpp import DATA
-from nfvperf.sim.batch_queue import SimulationRecord
+from nfvperf.reference import output_type
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +21,7 @@ def service_file(tmp_path_factory):
 def test_batching_json_contract(run_json, service_file):
     d = run_json("batching", "--service-times", str(service_file), "--beta", "16", "--queue",
                  "128", "--rate-mpps", "8")
-    TypeAdapter(BatchingRecord).validate_python(d)     # every field the reference lists
+    output_type("nfvperf batching").validate_python(d)   # every field the reference lists
     assert set(d["sojourn_time_us_percentiles"]) == {"50", "90", "99", "99.9"}
     assert len(d["batch_size_pmf"]) == 17 and sum(d["batch_size_pmf"]) == pytest.approx(1)
     assert d["arrival_rate_mpps"] == pytest.approx(8)
@@ -40,7 +37,7 @@ def test_rate_from_bits_and_frame(run_json, service_file):
 def test_simulate_has_confidence_intervals(run_json, service_file):
     d = run_json("simulate", "--service-times", str(service_file), "--beta", "16", "--queue",
                  "128", "--rate-mpps", "8", "--packets", "200000", "--seed", "3", "--drop", "ring")
-    TypeAdapter(SimulationRecord).validate_python(d)
+    output_type("nfvperf simulate").validate_python(d)
     assert d["drop"] == "ring" and d["simulated_packets"] == 200000
 
 
@@ -65,11 +62,9 @@ def test_fit_raw_then_batching(cli, run_json, tmp_path):
     assert [int(r["batch_size"]) for r in rows] == list(range(257))
     d = run_json("batching", "--service-times", str(svc), "--rate-mbps", "9000")
     assert d["mean_batch_size"] == pytest.approx(256, abs=0.01)
-    from nfvperf.batching.fit import FitRow
-
     for extra in ([], ["--per-rate"]):             # JSON: the CSV's rows, per rate with its rate
         rows = run_json("fit", str(DATA), "--tsc-ghz", "3.393", *extra)
-        TypeAdapter(list[FitRow]).validate_python(rows)
+        output_type("nfvperf fit").validate_python(rows)
         assert all(("rate_mbps" in r) == bool(extra) for r in rows)
 
 

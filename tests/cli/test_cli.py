@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from nfvperf.reference import output_type
 
 
 def test_estimate_json_is_one_object_per_path_and_size(run_json):
@@ -19,11 +21,7 @@ def test_estimate_json_is_one_object_per_path_and_size(run_json):
         ("l2fwd@paper", "main", 64), ("l2fwd@paper", "main", 128),
         ("bng@paper", "access", 64), ("bng@paper", "core", 64), ("bng@paper", "mix", 64),
         ("bng@paper", "access", 128), ("bng@paper", "core", 128), ("bng@paper", "mix", 128)]
-    from pydantic import TypeAdapter
-
-    from nfvperf.eo.estimate import EstimateRecord
-
-    TypeAdapter(list[EstimateRecord]).validate_python(rows)   # the reference's every field
+    output_type("nfvperf estimate").validate_python(rows)   # every field the reference lists
     assert rows[0]["cycles_per_packet"] == 213
     assert rows[0]["platform"] == "xeon-e5-2690v2"
     assert rows[0]["cpu_bound_mpps"] == pytest.approx(3600 / 213)
@@ -66,12 +64,8 @@ def test_estimate_of_a_user_file_and_output_file(cli, write_yaml, tmp_path):
 
 
 def test_explain_lines_add_up(run_json):
-    from pydantic import TypeAdapter
-
-    from nfvperf.eo.views import ExplainRow
-
     rows = run_json("explain", "bng@paper")
-    TypeAdapter(list[ExplainRow]).validate_python(rows)   # every field the reference lists
+    output_type("nfvperf explain").validate_python(rows)   # every field the reference lists
     for path, total in (("access", 717), ("core", 274)):
         mine = [r for r in rows if r["path"] == path]
         assert sum(r["cycles"] for r in mine) == total
@@ -88,13 +82,8 @@ def test_explain_table_shows_formulas(cli):
 @pytest.mark.parametrize("what, name", [("models", "bng@paper"), ("platforms", "xeon-e5-2690v2"),
                                         ("eos", "ct_insertion")])
 def test_list(run_json, cli, what, name):
-    from pydantic import TypeAdapter
-
-    from nfvperf import api
-
     rows = run_json("list", what)
-    entry = {"models": api.ModelEntry, "platforms": api.PlatformEntry, "eos": api.EOEntry}
-    TypeAdapter(list[entry[what]]).validate_python(rows)   # every field the reference lists
+    output_type(f"nfvperf list {what}").validate_python(rows)   # every field the reference lists
     assert name in [r["name"] for r in rows]
     code, out, _ = cli("list", what)
     assert code == 0 and name in out
@@ -124,11 +113,7 @@ def test_demo_table_and_json(cli, run_json):
     assert "24 of 31 printed figures reproduced" in out
     assert "inconsistent in the paper" in out
     data = run_json("demo")
-    from pydantic import TypeAdapter
-
-    from nfvperf.eo.reproduction import DemoReport
-
-    TypeAdapter(DemoReport).validate_python(data)    # every field the reference lists
+    output_type("nfvperf demo").validate_python(data)    # every field the reference lists
     assert {f["status"] for f in data["figures"]} == {
         "reproduced", "reproduced (truncated)", "inconsistent in the paper"}
     settings = {e["setting"] for e in data["setting_effects"]}

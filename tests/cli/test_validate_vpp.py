@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from nfvperf.batching import latency
 from nfvperf.batching.latency_json import Summary, VppValidation, Within
+from nfvperf.reference import output_type
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def test_json_contract(run):
     assert d["config"] == {"scenario": "xc", "beta": 256, "frame_bytes": 64, "queue": 4096}
     assert d["method"] == {"arrivals": "deterministic", "service": "poisson", "means": "line",
                            "dt_ns": pytest.approx(10.0), "link_gbps": 10.0}
-    TypeAdapter(VppValidation).validate_python(d)      # every field the reference lists
+    output_type("nfvperf validate vpp").validate_python(d)   # every field the reference lists
     assert len(d["rates"]) == 17
     assert all(r["cdf"]["q"] == list(latency.CDF_AT) for r in d["rates"])
 

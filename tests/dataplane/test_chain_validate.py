@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import TypeAdapter
 
 from nfvperf import limits
 from nfvperf.calibrate import dataplane as dp
 from nfvperf.dataplane.run import stall_window
 from nfvperf.hostmodel import DataplaneHost
+from nfvperf.reference import output_type
 from nfvperf.validation import chain as vchain
-from nfvperf.validation.chain_json import ChainValidation, EndToEnd, InstanceComparison
+from nfvperf.validation.chain_json import EndToEnd, InstanceComparison
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -73,7 +73,7 @@ def test_a_profile_with_the_section_loads_and_prices_a_chain(host_profile, tmp_p
                          str(tmp_path / "r.html"))
     assert code == 0, err
     d = json.loads(out)
-    TypeAdapter(ChainValidation).validate_python(d)     # every field the reference lists
+    output_type("nfvperf chain validate").validate_python(d)   # the reference's every field
     (p,) = d["points"]
     (per_s,), (share,) = p["vswitch_stalls_per_s"], p["vswitch_stall_share"]
     assert per_s >= 0 and 0 <= share < 1

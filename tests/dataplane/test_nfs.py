@@ -8,11 +8,10 @@ import struct
 from pathlib import Path
 
 import pytest
-from pydantic import TypeAdapter
 
 from nfvperf.dataplane import pcap
-from nfvperf.dataplane.report import ReplayReport
 from nfvperf.dataplane.replay import replay
+from nfvperf.reference import output_type
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -78,7 +77,7 @@ def test_replay_cli_chains_every_destination_mac(dataplane, cli, tmp_path):
                          "--chain-length", "2", "--nf-arg=--delta=3", "--format", "json")
     assert code == 0, err
     r = json.loads(out)
-    TypeAdapter(ReplayReport).validate_python(r)       # every field the reference lists
+    output_type("nfvperf dataplane replay").validate_python(r)       # every field the reference lists
     assert r["frames_in"] == 12 and r["frames_out"] == 12 and r["chains"] == 2
     labels = sorted(struct.unpack(">I", f[14:18])[0] >> 12 for f in pcap.read(pout))
     assert labels == [16] * 7 + [26] * 5          # two hops, +3 each

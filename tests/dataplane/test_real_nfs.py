@@ -8,11 +8,10 @@ import socket
 
 import dpkt
 import pytest
-from pydantic import TypeAdapter
 
 from nfvperf.dataplane import pcap
 from nfvperf.dataplane.replay import replay
-from nfvperf.validation.dataplane_json import ValidationRow
+from nfvperf.reference import output_type
 
 pytestmark = [pytest.mark.dataplane]
 
@@ -83,7 +82,7 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
                          "--packet-sizes", "64", "--report", str(report), "--format", "json")
     assert code == 0, err
     rows = json.loads(out)
-    TypeAdapter(list[ValidationRow]).validate_python(rows)   # every field the reference lists
+    output_type("nfvperf validate dataplane").validate_python(rows)   # every field the reference lists
     assert {(r["nf"], r["traffic"]) for r in rows} == {("router", "/24 routes"),
                                                      ("router", "/28 routes"),
                                                      ("mpls", "one label")}

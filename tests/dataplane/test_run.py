@@ -7,15 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from pydantic import TypeAdapter
-
-from nfvperf.dataplane.report import RunReport, SweepRow
+from nfvperf.reference import output_type
 
 pytestmark = [pytest.mark.dataplane]
 
 ARCHS = ["double-buffer", "semaphore", "shared-ring", "fdir", "isolated"]
 #: the contract: every field the documentation lists, none it does not (wrong types fail too)
-CONTRACT = TypeAdapter(RunReport)
+CONTRACT = output_type("nfvperf dataplane run")
 
 
 def _no_leftovers():
@@ -64,7 +62,7 @@ def test_sweep_table_json_and_plot(dataplane, cli, tmp_path):
                          "--plot", str(png))
     assert code == 0, err
     rows = json.loads(out)
-    TypeAdapter(list[SweepRow]).validate_python(rows)
+    output_type("nfvperf dataplane sweep").validate_python(rows)
     assert [(r["arch"], r["nfs"]) for r in rows] == [("semaphore", 1), ("semaphore", 2),
                                                       ("isolated", 1), ("isolated", 2)]
     assert all(r["balanced"] and r["all_returned"] and r["delivered_mpps"] > 0 for r in rows)

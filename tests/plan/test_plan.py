@@ -8,15 +8,14 @@ import math
 from pathlib import Path
 
 import pytest
-from pydantic import TypeAdapter
 
 from nfvperf.eo.platform import load_platform
 from nfvperf.plan.capacity import capacity
-from nfvperf.plan.result import PlanResult
 from nfvperf.plan.solve import Infeasible, plan
 from nfvperf.plan.spec import PlanSpec
+from nfvperf.reference import output_type
 
-PLAN_RESULT = TypeAdapter(PlanResult)
+PLAN_RESULT = output_type("nfvperf plan")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plans" / "bng-10g.yaml"
 XEON = load_platform("xeon-e5-2690v2")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from typing_extensions import NotRequired, TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import NotRequired, TypedDict
 
 from nfvperf.batching.distributions import Pmf, deterministic, empirical, poisson
 from nfvperf.errors import InputError

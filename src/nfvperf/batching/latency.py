@@ -214,9 +214,10 @@ def validate(config: Config, histograms: dict[float, Histogram], samples: Sample
              method: Method = Method(), *, loss: dict[float, float] | None = None,
              progress=None) -> VppValidation:
     """The whole validation (see the module docstring): the JSON ``nfvperf validate vpp``
-    writes (the contract: ``latency_json.VppValidation``). ``loss``: the loss measured at each rate, where known: a rate is loss-free where
-    neither it nor the model loses 0.1 %. (The samples' 1 - served/offered is reported, not
-    judged by: a few hundred batches a rate make it a noisy figure, 0.6 % at 500 Mbps.)"""
+    writes (the contract: ``latency_json.VppValidation``). ``loss``: the loss measured at each
+    rate, where known: a rate is loss-free where neither it nor the model loses 0.1 %. (The
+    samples' 1 - served/offered is reported, not judged by: a few hundred batches a rate make
+    it a noisy figure, 0.6 % at 500 Mbps.)"""
     service = service_table(samples, config, method.means).pmfs(method.dt_s, method.service)
     sampled = measured_loss(samples, config)
     loss = loss or {}

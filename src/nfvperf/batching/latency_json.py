@@ -5,7 +5,7 @@ run against. Latencies are µs; the quantiles are ``latency.QUANTILES``, the tar
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.output import contract
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.batching.arrivals import arrival_counts
 from nfvperf.batching.distributions import Pmf, convolve

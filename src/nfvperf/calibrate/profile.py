@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 import yaml
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.calibrate.host import Host
 from nfvperf.eo.costs import DFA_STATE_BYTES

@@ -1,13 +1,15 @@
 """The JSON of the data plane's commands: ``nfvperf dataplane run`` (``RunReport``, built by
-``run.merge``), ``dataplane sweep`` (a list of ``SweepRow``), ``dataplane replay`` (``ReplayReport``) and
-``chain attach`` (``AttachReport``). A contract, written once as types: the documentation's output reference is generated from these types (each field's docstring is its meaning), and a test validates every run's JSON against
-them with no field left out and none unknown. Counts are packets unless named otherwise; rates
+``run.merge``), ``dataplane sweep`` (a list of ``SweepRow``), ``dataplane replay``
+(``ReplayReport``) and ``chain attach`` (``AttachReport``). A contract, written once as types:
+the documentation's output reference is generated from these types (each field's docstring is
+its meaning), and a test validates every run's JSON against them with no field left out and
+none unknown. Counts are packets unless named otherwise; rates
 are SI (1 Mpps = 10^6 packet/s); cycles are TSC cycles.
 """
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.output import contract
 

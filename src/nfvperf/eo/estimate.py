@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf import limits, units
 from nfvperf.eo.costs import Cost, MappingContext

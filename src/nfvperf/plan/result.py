@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import NotRequired, TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import NotRequired, TypedDict
 
 from nfvperf.output import contract
 

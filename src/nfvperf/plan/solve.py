@@ -37,10 +37,10 @@ _RESOURCE_WORDS = {"cores": ("the hosts' cores", "bind", "their"),
 
 def plan(spec: PlanSpec, progress=None, time_limit_s: float = 30.0,
          explain: bool = False) -> PlanResult:
-    """Solve; returns the plan (the JSON of `nfvperf plan`: ``result.PlanResult``). Raises Infeasible with
-    what binds when no plan meets the targets. ``explain``: also solve without each resource
-    (cores, memory, links) in turn to say which ones the plan's cost comes from (each in a
-    third of ``time_limit_s``).
+    """Solve; returns the plan (the JSON of `nfvperf plan`: ``result.PlanResult``). Raises
+    Infeasible with what binds when no plan meets the targets. ``explain``: also solve without
+    each resource (cores, memory, links) in turn to say which ones the plan's cost comes from
+    (each in a third of ``time_limit_s``).
 
     Hosts are placed one by one, socket by socket: an instance on a socket other than socket
     0 (the NIC's) reads every packet from the other socket (the estimator's remote I/O, Sec. 4.2)

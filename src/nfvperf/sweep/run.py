@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.errors import InputError, NfvperfError
 from nfvperf.io import relative_file, write_atomic

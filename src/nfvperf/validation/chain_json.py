@@ -5,7 +5,7 @@ every run against. The quantities' names are ``chain.END_TO_END`` and ``chain.PE
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.output import contract
 

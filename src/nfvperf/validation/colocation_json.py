@@ -4,7 +4,7 @@ every run against."""
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # what pydantic reads on Python < 3.12
+from typing_extensions import TypedDict
 
 from nfvperf.output import contract
 
