@@ -99,6 +99,22 @@ def test_the_json_types_name_the_quantities_compared():
     assert tuple(InstanceComparison.__annotations__)[1:] == vchain.PER_INSTANCE
 
 
+def test_the_json_types_quote_the_limits_the_code_applies():
+    """The reference gives the shared-core and tolerance limits as numbers: the code's."""
+    from pydantic import TypeAdapter
+
+    from nfvperf.calibrate.placement import SHARED_CORE_STEP
+    from nfvperf.validation.chain_json import ChainValidation
+    from nfvperf.validation.dataplane import TOLERANCE_PCT
+    from nfvperf.validation.dataplane_json import ValidationRow
+
+    point = TypeAdapter(ChainValidation).json_schema()["$defs"]["Point"]["properties"]
+    row = TypeAdapter(ValidationRow).json_schema()["properties"]
+    assert f"above {SHARED_CORE_STEP:g} " in point["core_ratio"]["description"]
+    assert f"above {SHARED_CORE_STEP:g}:" in row["core_ratio"]["description"]
+    assert f"the {TOLERANCE_PCT} % tolerance" in row["gap_causes"]["description"]
+
+
 def test_a_profile_without_the_section_is_refused_before_anything_runs(tmp_path, cli):
     chain = tmp_path / "c.yaml"
     chain.write_text("services: [{nf: forward}]\n")

@@ -46,7 +46,7 @@ def test_an_nf_beside_a_neighbour(dataplane, cli, tmp_path):
                          "-f", "json")
     assert code == 0, err
     rows = json.loads(out)
-    output_type("nfvperf validate colocation").validate_python(rows)   # every field the reference lists
+    output_type("nfvperf validate colocation").validate_python(rows)
     assert [r["neighbours"] for r in rows] == [0, 1, 0, 1]       # 1 flow, then 4096 flows
     for r in rows:
         assert r["measured_cycles"] > 0 and r["predicted_cycles"] > 0

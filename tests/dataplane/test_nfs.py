@@ -77,7 +77,7 @@ def test_replay_cli_chains_every_destination_mac(dataplane, cli, tmp_path):
                          "--chain-length", "2", "--nf-arg=--delta=3", "--format", "json")
     assert code == 0, err
     r = json.loads(out)
-    output_type("nfvperf dataplane replay").validate_python(r)       # every field the reference lists
+    output_type("nfvperf dataplane replay").validate_python(r)
     assert r["frames_in"] == 12 and r["frames_out"] == 12 and r["chains"] == 2
     labels = sorted(struct.unpack(">I", f[14:18])[0] >> 12 for f in pcap.read(pout))
     assert labels == [16] * 7 + [26] * 5          # two hops, +3 each

@@ -82,7 +82,7 @@ def test_validate_quick_end_to_end(dataplane, cli, tmp_path):
                          "--packet-sizes", "64", "--report", str(report), "--format", "json")
     assert code == 0, err
     rows = json.loads(out)
-    output_type("nfvperf validate dataplane").validate_python(rows)   # every field the reference lists
+    output_type("nfvperf validate dataplane").validate_python(rows)
     assert {(r["nf"], r["traffic"]) for r in rows} == {("router", "/24 routes"),
                                                      ("router", "/28 routes"),
                                                      ("mpls", "one label")}

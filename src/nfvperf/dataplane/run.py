@@ -109,7 +109,7 @@ def check_run(*, arch: str, duration_s: float, cpus: dict[str, int]) -> None:
             raise InputError(f"a CPU number 0..{n - 1}", cpu, field=name)
 
 
-def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None) -> dict:
+def run(cfg: RunConfig, progress: Callable[[str, int, int], None] | None = None) -> RunReport:
     """Run the data plane once and return the merged result (report.RunReport)."""
     cfg.validate()
     need_binaries("vswitch", "gen", f"nf-{cfg.nf}")
