@@ -40,7 +40,7 @@ enum nfvp_verdict {
 struct nfvp_meta {
 	uint16_t chain;
 	uint8_t hop;     /* index in the chain of the NF that has (or last had) the packet */
-	uint8_t verdict; /* set by nflib on the way back: NFVP_PASS or NFVP_DROP */
+	uint8_t spare;   /* (an NF's verdict rides on its ring: nfvp_desc) */
 	uint16_t owner;  /* 0: the vSwitch; n: NF slot n - 1 (to reclaim a dead NF's mbufs) */
 	uint16_t port;   /* 0: the chain's port; p + 1: an NF chose port p (nfvp_nf_set_port) */
 };
@@ -129,6 +129,30 @@ nfvp_ring_bell(uint64_t *bells, uint32_t id)
 {
 	__atomic_fetch_or(&bells[id >> 6], 1ull << (id & 63), __ATOMIC_RELEASE);
 }
+
+/* The shared architectures: a packet on an NF's rings is a descriptor, not the mbuf's address:
+ * where the mbuf is in the arena, where its data starts and how long it is, the port it came
+ * in on (towards the NF) or the port the NF chose (0: the chain's; p + 1: port p) and the
+ * verdict (back). nflib hands the NF's handler a header of the NF's own that describes the
+ * pool's buffer, so the NF reads and writes the frame in place but never the mbuf: the mbuf's
+ * line stays in the vSwitch's core, where a line the NF had read would have to come back from
+ * the NF's core before the vSwitch could write the mbuf again (the round trip's cost, see the
+ * benchmarks). The pool's mbufs carry no private area, so the buffer follows the mbuf. */
+#define NFVP_BUF_SIZE RTE_MBUF_DEFAULT_BUF_SIZE
+#define NFVP_DESC_FIELD_MAX 0xfffu /* a data offset or length */
+#define NFVP_DESC_PORT_MAX 0x7fu
+static inline uint64_t
+nfvp_desc(uint64_t arena_off, uint16_t data_off, uint16_t len, uint8_t port, uint8_t verdict)
+{
+	return (arena_off >> 6) | (uint64_t)(data_off & NFVP_DESC_FIELD_MAX) << 32 |
+	       (uint64_t)(len & NFVP_DESC_FIELD_MAX) << 44 |
+	       (uint64_t)(port & NFVP_DESC_PORT_MAX) << 56 | (uint64_t)(verdict & 1) << 63;
+}
+#define NFVP_DESC_OFF(d) (((d) & 0xffffffffull) << 6) /* mbufs are cache-line aligned */
+#define NFVP_DESC_DATA_OFF(d) ((uint16_t)(((d) >> 32) & NFVP_DESC_FIELD_MAX))
+#define NFVP_DESC_LEN(d) ((uint16_t)(((d) >> 44) & NFVP_DESC_FIELD_MAX))
+#define NFVP_DESC_PORT(d) ((uint8_t)(((d) >> 56) & NFVP_DESC_PORT_MAX))
+#define NFVP_DESC_VERDICT(d) ((uint8_t)((d) >> 63))
 
 /* Isolated architecture: ring elements are values, not pointers. */
 #define NFVP_ISO_BUF_SIZE 2048u

@@ -58,7 +58,7 @@ iso_receive(struct nfvp_nf *nf, struct rte_mbuf **pkts)
 
 	n = rte_ring_dequeue_burst_elem(nf->to_nf, elems, sizeof(uint64_t), NFVP_BURST, NULL);
 	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = &nf->iso_mbufs[i];
+		struct rte_mbuf *m = &nf->shells[i];
 		uint16_t len = NFVP_ISO_LEN(elems[i]);
 
 		m->buf_addr = nf->iso_bufs + (size_t)NFVP_ISO_IDX(elems[i]) * NFVP_ISO_BUF_SIZE;
@@ -93,25 +93,53 @@ iso_send(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n, uint16_t k)
 						    n - sent, NULL);
 }
 
+/* Shared architectures: a header of the NF's own for the packet descriptor i names (the
+ * mbuf at arena offset off), so that the handler never touches the mbuf (nfvp_desc). */
+static inline struct rte_mbuf *
+describe(struct nfvp_nf *nf, uint16_t i, uint64_t off, uint16_t data_off, uint16_t len,
+	 uint16_t port)
+{
+	struct rte_mbuf *m = &nf->shells[i];
+
+	m->buf_addr = nf->base + off + sizeof(struct rte_mbuf);
+	m->buf_len = NFVP_BUF_SIZE;
+	m->data_off = data_off;
+	m->data_len = len;
+	m->pkt_len = len;
+	m->port = port;
+	m->nb_segs = 1;
+	m->next = NULL;
+	*nfvp_meta(m) = (struct nfvp_meta){ 0 };
+	nf->shell_off[i] = off;
+	return m;
+}
+
 static uint16_t
 shared_receive(struct nfvp_nf *nf, struct rte_mbuf **pkts)
 {
-	uint16_t n = rte_ring_dequeue_burst(nf->to_nf, (void **)pkts, NFVP_BURST, NULL);
+	uint64_t descs[NFVP_BURST];
+	uint16_t i, n;
 
+	n = rte_ring_dequeue_burst_elem(nf->to_nf, descs, sizeof(uint64_t), NFVP_BURST, NULL);
+	for (i = 0; i < n; i++)
+		pkts[i] = describe(nf, i, NFVP_DESC_OFF(descs[i]), NFVP_DESC_DATA_OFF(descs[i]),
+				   NFVP_DESC_LEN(descs[i]), NFVP_DESC_PORT(descs[i]));
 	/* the vSwitch points the slot at a NIC queue when a chain starting here is added */
 	if (nf->slot->nic_rx_off != 0 && n < NFVP_BURST) {
+		/* fdir: packets straight from the NIC queue (mbufs, not descriptors) start the
+		 * chain here */
+		struct rte_mbuf *nic[NFVP_BURST];
+		uint16_t m;
+
 		nf->nic_rx = (struct rte_ring *)(nf->base + nf->slot->nic_rx_off);
-		/* fdir: packets straight from the NIC queue start the chain here */
-		uint16_t i, m;
+		m = rte_ring_dequeue_burst(nf->nic_rx, (void **)nic, NFVP_BURST - n, NULL);
+		for (i = 0; i < m; i++) {
+			struct rte_mbuf *x = nic[i];
 
-		m = rte_ring_dequeue_burst(nf->nic_rx, (void **)pkts + n, NFVP_BURST - n, NULL);
-
-		for (i = n; i < n + m; i++) {
-			struct nfvp_meta *meta = nfvp_meta(pkts[i]);
-
-			meta->chain = nf->slot->nic_chain;
-			meta->hop = 0;
-			meta->owner = nf->slot->id + 1;
+			*nfvp_meta(x) = (struct nfvp_meta){ .chain = nf->slot->nic_chain, .hop = 0,
+							    .owner = nf->slot->id + 1 };
+			pkts[n + i] = describe(nf, n + i, (uint8_t *)x - nf->base, x->data_off,
+					       x->data_len, x->port);
 		}
 		nf->slot->stats.nic_rx += m;
 		n += m;
@@ -122,13 +150,19 @@ shared_receive(struct nfvp_nf *nf, struct rte_mbuf **pkts)
 static void
 shared_send(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n, uint16_t k)
 {
+	uint64_t descs[NFVP_BURST];
 	unsigned int i, sent = 0;
 
-	for (i = 0; i < n; i++)
-		nfvp_meta(pkts[i])->verdict = i < k ? NFVP_PASS : NFVP_DROP;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		descs[i] = nfvp_desc(nf->shell_off[m - nf->shells], m->data_off, m->data_len,
+				     (uint8_t)nfvp_meta(m)->port, i < k ? NFVP_PASS : NFVP_DROP);
+	}
 	/* its ring back is twice its ring in: never full but for a moment at the end of a run */
 	while (sent < n && !nf->slot->stop) {
-		sent += rte_ring_enqueue_burst(nf->from_nf, (void **)pkts + sent, n - sent, NULL);
+		sent += rte_ring_enqueue_burst_elem(nf->from_nf, descs + sent, sizeof(uint64_t),
+						    n - sent, NULL);
 		if (sent < n)
 			sched_yield();
 	}

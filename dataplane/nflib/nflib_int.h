@@ -38,8 +38,10 @@ struct nfvp_nf {
 	enum idle_mode idle;
 	uint64_t max_pkts;
 	double duration_s;
-	/* isolated: mbuf headers that describe the private buffers to the handler */
-	struct rte_mbuf iso_mbufs[NFVP_BURST];
+	/* the headers the handler works on: they describe the pool's buffers (shared
+	 * architectures, each at shell_off in the arena) or the NF's private ones (isolated) */
+	struct rte_mbuf shells[NFVP_BURST];
+	uint64_t shell_off[NFVP_BURST];
 	uint8_t *iso_bufs;
 };
 

@@ -24,6 +24,54 @@
 static struct vswitch vs;
 static struct rte_mempool *pool;
 
+/* Where descriptors count from: here no arena, so the lowest of the pool's memory chunks. */
+static uint8_t *
+arena_of(struct rte_mempool *mp)
+{
+	struct rte_mempool_memhdr *h;
+	uint8_t *low = NULL;
+
+	STAILQ_FOREACH(h, &mp->mem_list, next)
+		if (low == NULL || (uint8_t *)h->addr < low)
+			low = h->addr;
+	return (uint8_t *)RTE_ALIGN_FLOOR((uintptr_t)low, RTE_CACHE_LINE_SIZE);
+}
+
+/* An NF's side of its rings, as nflib plays it: up to max mbufs that NF i's descriptors name */
+static unsigned int
+nf_take(unsigned int i, struct rte_mbuf **pkts, unsigned int max)
+{
+	uint64_t d[NFVP_BURST];
+	unsigned int j, n;
+
+	n = rte_ring_dequeue_burst_elem(vs.nfs[i].to_nf, d, sizeof(uint64_t),
+					RTE_MIN(max, (unsigned int)NFVP_BURST), NULL);
+	for (j = 0; j < n; j++)
+		pkts[j] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(d[j]));
+	return n;
+}
+
+/* n descriptors of pkts, each with its verdict (drops: NULL, all pass) */
+static void
+describe_all(struct rte_mbuf **pkts, unsigned int n, const uint8_t *drops, uint64_t *d)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		d[j] = nfvp_desc(vs_arena_off(&vs, pkts[j]), pkts[j]->data_off, pkts[j]->data_len,
+				 0, drops != NULL && drops[j] ? NFVP_DROP : NFVP_PASS);
+}
+
+/* NF i hands pkts back, as nflib does; how many went into its ring */
+static unsigned int
+nf_give(unsigned int i, struct rte_mbuf **pkts, unsigned int n, const uint8_t *drops)
+{
+	uint64_t d[NFVP_BURST];
+
+	describe_all(pkts, n, drops, d);
+	return rte_ring_enqueue_burst_elem(vs.nfs[i].from_nf, d, sizeof(uint64_t), n, NULL);
+}
+
 static void
 setup(enum nfvp_arch arch, unsigned int ring_size)
 {
@@ -41,6 +89,7 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 	vs.cfg.wake_timeout_us = 100;
 	vs.hz = rte_get_tsc_hz();
 	vs.pool = pool;
+	vs.arena = arena_of(pool);
 	vs.n_ports = 1;
 	vs.ports[0].id = 0; /* net_null0: frees what it sends */
 	vs.chains = calloc(NFVP_MAX_CHAINS, sizeof(*vs.chains));
@@ -93,16 +142,16 @@ static unsigned int
 play_nf(unsigned int i, unsigned int drop_every)
 {
 	struct rte_mbuf *pkts[NFVP_BURST];
+	uint8_t drops[NFVP_BURST];
 	unsigned int n, j, total = 0;
 
-	while ((n = rte_ring_dequeue_burst(vs.nfs[i].to_nf, (void **)pkts, NFVP_BURST, NULL))) {
+	while ((n = nf_take(i, pkts, NFVP_BURST))) {
 		for (j = 0; j < n; j++) {
 			CHECK(nfvp_meta(pkts[j])->owner == i + 1);
 			CHECK(nfvp_meta(pkts[j])->hop == i);
-			nfvp_meta(pkts[j])->verdict = drop_every && (total + j + 1) % drop_every == 0 ?
-						      NFVP_DROP : NFVP_PASS;
+			drops[j] = drop_every && (total + j + 1) % drop_every == 0;
 		}
-		rte_ring_enqueue_burst(vs.nfs[i].from_nf, (void **)pkts, n, NULL);
+		nf_give(i, pkts, n, drops);
 		if (vs.bells != NULL)
 			nfvp_ring_bell(vs.bells, i);
 		total += n;

@@ -106,8 +106,7 @@ test_returns_are_polled_only_where_they_can_be(void)
 	CHECK(n == 2);
 	nfvp_meta(pkts[0])->chain = nfvp_meta(pkts[1])->chain = 0;
 	nfvp_meta(pkts[0])->hop = nfvp_meta(pkts[1])->hop = 1; /* on out of the chain */
-	nfvp_meta(pkts[0])->verdict = nfvp_meta(pkts[1])->verdict = NFVP_PASS;
-	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, 2, NULL);
+	nf_give(0, pkts, 2, NULL);
 	CHECK(vs_poll_nfs(&vs, 0) == 0);
 	vs.now_tsc = vs.next_sweep_tsc;
 	CHECK(vs_poll_nfs(&vs, 0) == 2);

@@ -41,7 +41,7 @@ test_a_dead_nfs_mbufs_come_back(void)
 	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
 	send_in(20);
 	/* the NF took 5 and died holding them; 15 wait in its ring */
-	CHECK(rte_ring_dequeue_bulk(vs.nfs[0].to_nf, (void **)held, 5, NULL) == 5);
+	CHECK(nf_take(0, held, 5) == 5);
 	vs.nfs[0].alive = 0;
 	vs_nf_reclaim(&vs, &vs.nfs[0]);
 	CHECK(vs.drops.nf_dead == 20);
@@ -93,11 +93,11 @@ test_stopping_frees_and_counts_every_held_packet(enum nfvp_arch arch)
 	send_in(30);
 	CHECK(vs.nfs[1].sent == 30);
 	/* NF 1 finished 10 (in its from_nf ring), holds 5, has not read 15 */
-	n = rte_ring_dequeue_burst(vs.nfs[1].to_nf, (void **)pkts, 15, NULL);
+	n = nf_take(1, pkts, 15);
 	CHECK(n == 15);
 	for (n = 0; n < 10; n++) /* the hop NF 1 sits at in this chain */
 		nfvp_meta(pkts[n])->hop = 0;
-	rte_ring_enqueue_burst(vs.nfs[1].from_nf, (void **)pkts, 10, NULL);
+	nf_give(1, pkts, 10, NULL);
 	stopped = vs_nfs_stop(&vs);
 	CHECK(vs.nfs[0].slot->stop && vs.nfs[1].slot->stop);
 	CHECK(vs.nfs[1].returned == 10 && vs.nfs[0].sent == 10);
@@ -117,13 +117,13 @@ test_doorbells_say_which_nfs_to_read(void)
 
 	setup(NFVP_ARCH_SHARED_RING, 256);
 	send_in(40);
-	n = rte_ring_dequeue_burst(vs.nfs[0].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	n = nf_take(0, pkts, NFVP_BURST);
 	CHECK(n == NFVP_BURST);
-	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, n, NULL);
+	nf_give(0, pkts, n, NULL);
 	CHECK(vs_poll_nfs(&vs, 0) == 0); /* handed back, but no bell: not read */
-	n = rte_ring_dequeue_burst(vs.nfs[0].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	n = nf_take(0, pkts, NFVP_BURST);
 	CHECK(n == 8);
-	rte_ring_enqueue_burst(vs.nfs[0].from_nf, (void **)pkts, n, NULL);
+	nf_give(0, pkts, n, NULL);
 	nfvp_ring_bell(vs.bells, 0);
 	CHECK(vs.bells[0] == 1);
 	CHECK(vs_poll_nfs(&vs, 0) == NFVP_BURST && vs.bells[0] == 1); /* 8 more: rung again */
@@ -145,6 +145,7 @@ static void
 test_an_nf_dead_mid_enqueue_stalls_no_one(void)
 {
 	struct rte_mbuf *pkts[NFVP_BURST];
+	uint64_t d[NFVP_BURST];
 	uint32_t old_head, new_head, free_entries;
 	unsigned int n;
 
@@ -152,13 +153,14 @@ test_an_nf_dead_mid_enqueue_stalls_no_one(void)
 	send_in(8);
 	play_nf(0, 0);
 	pump(); /* 8 wait for NF 1 */
-	n = rte_ring_dequeue_burst(vs.nfs[1].to_nf, (void **)pkts, NFVP_BURST, NULL);
+	n = nf_take(1, pkts, NFVP_BURST);
 	CHECK(n == 8);
+	describe_all(pkts, n, NULL, d);
 	CHECK(__rte_ring_move_prod_head(vs.nfs[1].from_nf, 1, n, RTE_RING_QUEUE_FIXED, &old_head,
 					&new_head, &free_entries) == n);
 	/* half written, never published: NF 1 is killed here */
-	memcpy(&((void **)&vs.nfs[1].from_nf[1])[old_head & vs.nfs[1].from_nf->mask], pkts,
-	       4 * sizeof(void *));
+	memcpy(&((uint64_t *)&vs.nfs[1].from_nf[1])[old_head & vs.nfs[1].from_nf->mask], d,
+	       4 * sizeof(d[0]));
 	send_in(5);
 	CHECK(play_nf(0, 0) == 5);
 	CHECK(vs_poll_nfs(&vs, 0) == 5); /* NF 0's returns still come back */

@@ -60,12 +60,6 @@ vs_ctl_open(struct vswitch *vs)
 	return 0;
 }
 
-uint64_t
-vs_arena_off(const struct vswitch *vs, const void *p)
-{
-	return (const uint8_t *)p - vs->arena;
-}
-
 /* An SP/SC ring in the arena's heap. Not rte_ring_create: that takes a memzone, and DPDK
  * 22.11 has 2560 of them, which stopped the NFs at about 1275. */
 static struct rte_ring *

@@ -4,7 +4,8 @@
  * A packet's chain and hop ride in its mbuf (struct nfvp_meta). From a port it is classified by
  * destination MAC (rte_hash) and sent to hop 0; each time it comes back from an NF the hop
  * advances; past the last hop it leaves on the chain's port. Packets for one NF are gathered
- * per loop iteration and enqueued as one burst.
+ * per loop iteration and enqueued as one burst. An NF's rings carry descriptors (nfvp_desc),
+ * never the mbuf's address: the NF does not touch the mbuf, whose line stays in this core.
  *
  * One file past 400 lines on purpose: the five architectures' hops differ in a few lines each
  * (who enqueues, who wakes whom, values or pointers on the rings), and side by side those
@@ -96,11 +97,17 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 			nf->free_idx[nf->n_free++] = idx;
 		}
 	} else {
+		uint64_t descs[NFVP_BURST];
 		uint16_t owner = nf->slot->id + 1;
 
-		for (i = 0; i < pd->n; i++)
-			nfvp_meta(pd->pkts[i])->owner = owner;
-		k = rte_ring_enqueue_burst(nf->to_nf, (void **)pd->pkts, pd->n, NULL);
+		for (i = 0; i < pd->n; i++) {
+			struct rte_mbuf *m = pd->pkts[i];
+
+			nfvp_meta(m)->owner = owner;
+			descs[i] = nfvp_desc(vs_arena_off(vs, m), m->data_off, m->data_len,
+					     (uint8_t)m->port, NFVP_PASS);
+		}
+		k = rte_ring_enqueue_burst_elem(nf->to_nf, descs, sizeof(uint64_t), pd->n, NULL);
 		vs_free_bulk(vs, pd->pkts + k, pd->n - k);
 	}
 	nf->sent += k;
@@ -233,16 +240,38 @@ sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
 	nf->sojourn_n++;
 }
 
-/* A packet back from NF nf (its own ring: the one it was handed to): drop it, or on to the
- * next hop. */
-static void
-returned(struct vswitch *vs, struct vs_nf *nf, struct rte_mbuf *m)
+/* The mbuf a descriptor from an NF names, as the NF left the packet: where its data starts,
+ * how long it is, the port the NF chose, if it chose one. A start or length beyond the buffer is the NF's
+ * mistake: the packet then keeps the ones it was handed with. */
+static inline struct rte_mbuf *
+described(struct vswitch *vs, uint64_t d)
 {
+	struct rte_mbuf *m = (struct rte_mbuf *)(vs->arena + NFVP_DESC_OFF(d));
+	uint16_t off = NFVP_DESC_DATA_OFF(d), len = NFVP_DESC_LEN(d);
+
+	if (off != m->data_off || len != m->data_len) {
+		if ((uint32_t)off + len <= m->buf_len) {
+			m->data_off = off;
+			m->data_len = len;
+			m->pkt_len = len;
+		}
+	}
+	if (NFVP_DESC_PORT(d) != 0) /* a choice an NF made stays for the hops after it */
+		nfvp_meta(m)->port = NFVP_DESC_PORT(d);
+	return m;
+}
+
+/* A packet back from NF nf (its own ring: the one it was handed to) as descriptor d: drop
+ * it, or on to the next hop. */
+static void
+returned(struct vswitch *vs, struct vs_nf *nf, uint64_t d)
+{
+	struct rte_mbuf *m = described(vs, d);
 	struct nfvp_meta *meta = nfvp_meta(m);
 
 	sojourn(vs, nf, m);
 	meta->owner = 0;
-	if (meta->verdict == NFVP_DROP) {
+	if (NFVP_DESC_VERDICT(d) == NFVP_DROP) {
 		vs->drops.nf++;
 		vs_free(vs, m);
 		return;
@@ -289,20 +318,21 @@ iso_returned(struct vswitch *vs, struct vs_nf *nf)
 static unsigned int
 poll_nf(struct vswitch *vs, struct vs_nf *nf)
 {
-	struct rte_mbuf *pkts[NFVP_BURST];
+	uint64_t descs[NFVP_BURST];
 	unsigned int j, n;
 
 	if (vs->cfg.arch == NFVP_ARCH_ISOLATED) {
 		n = iso_returned(vs, nf);
 	} else {
-		n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST, NULL);
+		n = rte_ring_dequeue_burst_elem(nf->from_nf, descs, sizeof(uint64_t), NFVP_BURST,
+						NULL);
 		nf->returned += n;
 		for (j = 0; j < n && j < VS_PREFETCH; j++)
-			rte_prefetch0(pkts[j]);
+			rte_prefetch0(vs->arena + NFVP_DESC_OFF(descs[j]));
 		for (j = 0; j < n; j++) {
-			if (j + VS_PREFETCH < n) /* its header line, written on the NF's core */
-				rte_prefetch0(pkts[j + VS_PREFETCH]);
-			returned(vs, nf, pkts[j]);
+			if (j + VS_PREFETCH < n) /* its mbuf's line, if the cache let it go */
+				rte_prefetch0(vs->arena + NFVP_DESC_OFF(descs[j + VS_PREFETCH]));
+			returned(vs, nf, descs[j]);
 		}
 	}
 	if (n > 0)
@@ -418,7 +448,6 @@ void
 vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 {
 	struct reclaim r = { .vs = vs, .owner = nf->slot->id + 1 };
-	struct rte_mbuf *pkts[NFVP_BURST];
 	uint64_t elems[NFVP_BURST];
 	unsigned int i, n;
 
@@ -438,11 +467,11 @@ vs_nf_reclaim(struct vswitch *vs, struct vs_nf *nf)
 			}
 		}
 	} else {
-		while ((n = rte_ring_dequeue_burst(nf->from_nf, (void **)pkts, NFVP_BURST,
-						   NULL)) > 0) {
+		while ((n = rte_ring_dequeue_burst_elem(nf->from_nf, elems, sizeof(uint64_t),
+							NFVP_BURST, NULL)) > 0) {
 			nf->returned += n;
 			for (i = 0; i < n; i++)
-				returned(vs, nf, pkts[i]);
+				returned(vs, nf, elems[i]);
 		}
 		vs_flush(vs);
 		/* the rest (in its to_nf ring, or in the NF's hands) still names it as owner */

@@ -84,6 +84,11 @@ vs_arena_create(struct vswitch *vs)
 {
 	rte_iova_t *iovas;
 	vs->arena_len = arena_bytes(&vs->cfg);
+	if (vs->arena_len > NFVP_DESC_OFF(0xffffffffull)) { /* where a descriptor can point */
+		fprintf(stderr, "vswitch: arena: %zu MiB is more than descriptors reach\n",
+			vs->arena_len >> 20);
+		return -EINVAL;
+	}
 	vs->arena_fd = memfd_create("nfvp_arena", MFD_HUGETLB | MFD_CLOEXEC);
 	if (vs->arena_fd < 0 || ftruncate(vs->arena_fd, vs->arena_len) < 0) {
 		fprintf(stderr, "vswitch: arena: cannot get %zu MiB of hugepages: %s (try: echo "
@@ -280,9 +285,13 @@ vs_init(struct vswitch *vs)
 	unsigned int i;
 	int rc;
 
+	/* what a descriptor on an NF's ring can say (nfvp_desc) */
+	RTE_BUILD_BUG_ON(NFVP_BUF_SIZE > NFVP_DESC_FIELD_MAX || NFVP_MAX_PORTS >= NFVP_DESC_PORT_MAX);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_mbuf) % RTE_CACHE_LINE_SIZE != 0);
 	vs->hz = rte_get_tsc_hz();
+	/* no private area: nflib finds an mbuf's buffer right after it */
 	vs->pool = rte_pktmbuf_pool_create(NFVP_POOL_NAME, vs->cfg.pool_mbufs, VS_POOL_CACHE, 0,
-					   RTE_MBUF_DEFAULT_BUF_SIZE, vs->heap_socket);
+					   NFVP_BUF_SIZE, vs->heap_socket);
 	if (vs->pool == NULL) {
 		fprintf(stderr, "vswitch: mbuf pool: %s\n", rte_strerror(rte_errno));
 		return -rte_errno;
