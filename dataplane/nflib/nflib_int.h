@@ -39,9 +39,8 @@ struct nfvp_nf {
 	uint64_t max_pkts;
 	double duration_s;
 	/* the headers the handler works on: they describe the pool's buffers (shared
-	 * architectures, each at shell_off in the arena) or the NF's private ones (isolated) */
+	 * architectures) or the NF's private ones (isolated) */
 	struct rte_mbuf shells[NFVP_BURST];
-	uint64_t shell_off[NFVP_BURST];
 	uint8_t *iso_bufs;
 };
 
