@@ -184,7 +184,7 @@ shared_send(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n, uint16_t k)
 		struct rte_mbuf *m = pkts[i];
 
 		descs[i] = nfvp_desc(shell_off(nf, m), m->data_off, m->data_len,
-				     (uint8_t)nfvp_meta(m)->port, i < k ? NFVP_PASS : NFVP_DROP);
+				     nfvp_meta(m)->port, i < k ? NFVP_PASS : NFVP_DROP);
 	}
 	/* its ring back is twice its ring in: never full but for a moment at the end of a run */
 	while (sent < n && !nf->slot->stop) {

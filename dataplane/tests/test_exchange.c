@@ -171,6 +171,42 @@ test_an_nf_dead_mid_enqueue_stalls_no_one(void)
 	CHECK(rte_mempool_avail_count(pool) == pool->size);
 }
 
+/* What an NF hands back is applied to its mbuf: a moved start and length, a chosen port that
+ * stays for the hops after it; a start and length beyond the buffer are not. An NF is handed a
+ * packet's start, length and the port it came in on, never the mbuf. */
+static void
+test_descriptors_carry_what_the_nf_changed(void)
+{
+	struct rte_mbuf *pkts[NFVP_BURST];
+	uint64_t d[2], in[2];
+	uint16_t off0, len0, off1, len1;
+
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
+	send_in(2);
+	CHECK(rte_ring_dequeue_burst_elem(vs.nfs[0].to_nf, in, sizeof(in[0]), 2, NULL) == 2);
+	pkts[0] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(in[0]));
+	pkts[1] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(in[1]));
+	off0 = pkts[0]->data_off, len0 = pkts[0]->data_len;
+	off1 = pkts[1]->data_off, len1 = pkts[1]->data_len;
+	CHECK(NFVP_DESC_DATA_OFF(in[0]) == off0 && NFVP_DESC_LEN(in[0]) == len0 && len0 == 60);
+	CHECK(pkts[0]->port == RTE_MBUF_PORT_INVALID && NFVP_DESC_PORT(in[0]) == NFVP_DESC_PORT_MAX);
+	CHECK(NFVP_DESC_VERDICT(in[0]) == NFVP_PASS);
+	d[0] = nfvp_desc(vs_arena_off(&vs, pkts[0]), off0 - 4, len0 + 4, 3, NFVP_PASS); /* port 2 */
+	d[1] = nfvp_desc(vs_arena_off(&vs, pkts[1]), NFVP_DESC_FIELD_MAX, NFVP_DESC_FIELD_MAX, 0,
+			 NFVP_PASS);
+	CHECK(rte_ring_enqueue_burst_elem(vs.nfs[0].from_nf, d, sizeof(d[0]), 2, NULL) == 2);
+	pump(); /* on to NF 1 */
+	CHECK(pkts[0]->data_off == off0 - 4 && pkts[0]->data_len == len0 + 4);
+	CHECK(pkts[0]->pkt_len == len0 + 4u && nfvp_meta(pkts[0])->port == 3);
+	CHECK(pkts[1]->data_off == off1 && pkts[1]->data_len == len1);
+	CHECK(nf_take(1, pkts, 2) == 2);
+	nf_give(1, pkts, 2, NULL); /* NF 1 chooses no port */
+	vs_poll_nfs(&vs, 0);
+	CHECK(vs.ports[0].n_tx == 2 && nfvp_meta(vs.ports[0].tx_buf[0])->port == 3);
+	vs_flush(&vs);
+	CHECK(rte_mempool_avail_count(pool) == pool->size);
+}
+
 /* NF cycle histograms: exact below 256, then bins about 3 % wide whose middles are within 1.6 %
  * of every value in them, in order, up to 65535; everything above in the last bin. */
 static void
@@ -206,6 +242,7 @@ main(int argc, char **argv)
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_SHARED_RING);
 	test_doorbells_say_which_nfs_to_read();
 	test_an_nf_dead_mid_enqueue_stalls_no_one();
+	test_descriptors_carry_what_the_nf_changed();
 	test_cycle_bins_cover_the_range_in_order();
 	printf("%d passed, %d failed\n", passed, failed);
 	rte_eal_cleanup();

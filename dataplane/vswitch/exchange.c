@@ -105,7 +105,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 
 			nfvp_meta(m)->owner = owner;
 			descs[i] = nfvp_desc(vs_arena_off(vs, m), m->data_off, m->data_len,
-					     (uint8_t)m->port, NFVP_PASS);
+					     m->port, NFVP_PASS);
 		}
 		k = rte_ring_enqueue_burst_elem(nf->to_nf, descs, sizeof(uint64_t), pd->n, NULL);
 		vs_free_bulk(vs, pd->pkts + k, pd->n - k);
