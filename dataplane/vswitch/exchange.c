@@ -241,8 +241,8 @@ sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
 }
 
 /* The mbuf a descriptor from an NF names, as the NF left the packet: where its data starts,
- * how long it is, the port the NF chose, if it chose one. A start or length beyond the buffer is the NF's
- * mistake: the packet then keeps the ones it was handed with. */
+ * how long it is, the port the NF chose, if it chose one. A start or length beyond the buffer
+ * is the NF's mistake: the packet then keeps the ones it was handed with. */
 static inline struct rte_mbuf *
 described(struct vswitch *vs, uint64_t d)
 {
