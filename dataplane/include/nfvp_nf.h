@@ -24,9 +24,10 @@ struct nfvp_nf_ops {
 	 * pkts[k..n) are dropped (nflib hands them back to the vSwitch, which frees them: NF
 	 * processes never allocate or free mbufs, so they need no mempool and no EAL).
 	 * Must not block. Touch only the packet data and the mbuf's length fields: the mbufs
-	 * are the NF's own headers that describe the vSwitch's buffers (their start, length and
-	 * the port the packet came in on, NFVP_DESC_PORT_MAX where none did); a start, length
-	 * or port (nfvp_nf_set_port) set on them goes back to the vSwitch. */
+	 * are the NF's own headers that describe the vSwitch's buffers (their start, length and,
+	 * in the shared architectures, the port the packet came in on: NFVP_DESC_PORT_MAX where
+	 * none did, 0 in isolated); a start or length set on them goes back to the vSwitch, and
+	 * in the shared architectures a port (nfvp_nf_set_port). */
 	uint16_t (*burst)(struct nfvp_nf *nf, struct rte_mbuf **pkts, uint16_t n);
 };
 

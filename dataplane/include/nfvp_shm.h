@@ -141,16 +141,17 @@ nfvp_ring_bell(uint64_t *bells, uint32_t id)
 #define NFVP_BUF_SIZE RTE_MBUF_DEFAULT_BUF_SIZE
 #define NFVP_DESC_FIELD_MAX 0xfffu /* a data offset or length */
 #define NFVP_DESC_PORT_MAX 0x7fu
+#define NFVP_DESC_ALIGN_SHIFT 6 /* mbufs start on a cache line (the mempool's objects do) */
 static inline uint64_t
 nfvp_desc(uint64_t arena_off, uint16_t data_off, uint16_t len, uint16_t port, uint8_t verdict)
 {
 	if (port > NFVP_DESC_PORT_MAX) /* none (an mbuf no port received), or beyond the field */
 		port = NFVP_DESC_PORT_MAX;
-	return (arena_off >> 6) | (uint64_t)(data_off & NFVP_DESC_FIELD_MAX) << 32 |
+	return (arena_off >> NFVP_DESC_ALIGN_SHIFT) | (uint64_t)(data_off & NFVP_DESC_FIELD_MAX) << 32 |
 	       (uint64_t)(len & NFVP_DESC_FIELD_MAX) << 44 | (uint64_t)port << 56 |
 	       (uint64_t)(verdict & 1) << 63;
 }
-#define NFVP_DESC_OFF(d) (((d) & 0xffffffffull) << 6) /* mbufs are cache-line aligned */
+#define NFVP_DESC_OFF(d) (((d) & 0xffffffffull) << NFVP_DESC_ALIGN_SHIFT)
 #define NFVP_DESC_DATA_OFF(d) ((uint16_t)(((d) >> 32) & NFVP_DESC_FIELD_MAX))
 #define NFVP_DESC_LEN(d) ((uint16_t)(((d) >> 44) & NFVP_DESC_FIELD_MAX))
 #define NFVP_DESC_PORT(d) ((uint8_t)(((d) >> 56) & NFVP_DESC_PORT_MAX))

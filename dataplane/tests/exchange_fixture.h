@@ -37,6 +37,13 @@ arena_of(struct rte_mempool *mp)
 	return (uint8_t *)RTE_ALIGN_FLOOR((uintptr_t)low, RTE_CACHE_LINE_SIZE);
 }
 
+/* The mbuf descriptor d names */
+static struct rte_mbuf *
+desc_mbuf(uint64_t d)
+{
+	return (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(d));
+}
+
 /* An NF's side of its rings, as nflib plays it: up to max mbufs that NF i's descriptors name */
 static unsigned int
 nf_take(unsigned int i, struct rte_mbuf **pkts, unsigned int max)
@@ -47,7 +54,7 @@ nf_take(unsigned int i, struct rte_mbuf **pkts, unsigned int max)
 	n = rte_ring_dequeue_burst_elem(vs.nfs[i].to_nf, d, sizeof(uint64_t),
 					RTE_MIN(max, (unsigned int)NFVP_BURST), NULL);
 	for (j = 0; j < n; j++)
-		pkts[j] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(d[j]));
+		pkts[j] = desc_mbuf(d[j]);
 	return n;
 }
 

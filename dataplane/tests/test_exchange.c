@@ -184,8 +184,8 @@ test_descriptors_carry_what_the_nf_changed(void)
 	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
 	send_in(2);
 	CHECK(rte_ring_dequeue_burst_elem(vs.nfs[0].to_nf, in, sizeof(in[0]), 2, NULL) == 2);
-	pkts[0] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(in[0]));
-	pkts[1] = (struct rte_mbuf *)(vs.arena + NFVP_DESC_OFF(in[1]));
+	pkts[0] = desc_mbuf(in[0]);
+	pkts[1] = desc_mbuf(in[1]);
 	off0 = pkts[0]->data_off, len0 = pkts[0]->data_len;
 	off1 = pkts[1]->data_off, len1 = pkts[1]->data_len;
 	CHECK(NFVP_DESC_DATA_OFF(in[0]) == off0 && NFVP_DESC_LEN(in[0]) == len0 && len0 == 60);

@@ -249,12 +249,10 @@ described(struct vswitch *vs, uint64_t d)
 	struct rte_mbuf *m = (struct rte_mbuf *)(vs->arena + NFVP_DESC_OFF(d));
 	uint16_t off = NFVP_DESC_DATA_OFF(d), len = NFVP_DESC_LEN(d);
 
-	if (off != m->data_off || len != m->data_len) {
-		if ((uint32_t)off + len <= m->buf_len) {
-			m->data_off = off;
-			m->data_len = len;
-			m->pkt_len = len;
-		}
+	if ((off != m->data_off || len != m->data_len) && (uint32_t)off + len <= m->buf_len) {
+		m->data_off = off;
+		m->data_len = len;
+		m->pkt_len = len;
 	}
 	if (NFVP_DESC_PORT(d) != 0) /* a choice an NF made stays for the hops after it */
 		nfvp_meta(m)->port = NFVP_DESC_PORT(d);
