@@ -12,12 +12,16 @@
 #include "nfvp_parse.h"
 #include "vswitch.h"
 
+/* The table's key: the MAC's bytes as a little-endian 48-bit number (as classify.c reads it
+ * from a frame) */
 static uint64_t
 mac_key(const struct rte_ether_addr *mac)
 {
 	uint64_t key = 0;
+	int i;
 
-	memcpy(&key, mac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	for (i = RTE_ETHER_ADDR_LEN - 1; i >= 0; i--)
+		key = key << 8 | mac->addr_bytes[i];
 	return key;
 }
 

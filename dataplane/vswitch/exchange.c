@@ -236,7 +236,7 @@ sojourn(struct vswitch *vs, struct vs_nf *nf, const struct rte_mbuf *m)
 	if (nf->sojourn_hist == NULL)
 		return;
 	nf->sojourn_hist[nfvp_hist_bin(c, VS_LAT_SUB_BITS, VS_LAT_SUB_BITS)]++;
-	nf->sojourn_sum += (double)c;
+	nf->sojourn_sum += c;
 	nf->sojourn_n++;
 }
 
@@ -312,6 +312,15 @@ iso_returned(struct vswitch *vs, struct vs_nf *nf)
 	return n;
 }
 
+/* An mbuf's two lines, if the cache let them go: the first (where its data is, its chain)
+ * and the second (when it left for the NF) */
+static inline void
+prefetch_mbuf(const uint8_t *m)
+{
+	rte_prefetch0(m);
+	rte_prefetch0(m + RTE_CACHE_LINE_SIZE);
+}
+
 /* What one NF returned (up to a burst), on to its next hop; how many. */
 static unsigned int
 poll_nf(struct vswitch *vs, struct vs_nf *nf)
@@ -326,10 +335,10 @@ poll_nf(struct vswitch *vs, struct vs_nf *nf)
 						NULL);
 		nf->returned += n;
 		for (j = 0; j < n && j < VS_PREFETCH; j++)
-			rte_prefetch0(vs->arena + NFVP_DESC_OFF(descs[j]));
+			prefetch_mbuf(vs->arena + NFVP_DESC_OFF(descs[j]));
 		for (j = 0; j < n; j++) {
-			if (j + VS_PREFETCH < n) /* its mbuf's line, if the cache let it go */
-				rte_prefetch0(vs->arena + NFVP_DESC_OFF(descs[j + VS_PREFETCH]));
+			if (j + VS_PREFETCH < n)
+				prefetch_mbuf(vs->arena + NFVP_DESC_OFF(descs[j + VS_PREFETCH]));
 			returned(vs, nf, descs[j]);
 		}
 	}

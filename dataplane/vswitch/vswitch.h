@@ -106,7 +106,7 @@ struct vs_nf {
 	uint64_t bytes;         /* sent to it */
 	uint64_t ring_full;     /* meant for it, dropped: its ring was full */
 	uint64_t sojourn_n;
-	double sojourn_sum;
+	uint64_t sojourn_sum; /* cycles */
 	uint64_t *sojourn_hist; /* VS_LAT_BINS, allocated when it attaches */
 	struct vs_pending pend;
 };
