@@ -33,6 +33,43 @@ test_a_full_ring_drops_and_frees(void)
 	finish();
 }
 
+/* Packets of chain 0 at hop hop, handed to the vSwitch's dispatch with no flush after them */
+static void
+dispatch_n(unsigned int n, uint8_t hop)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+		rte_pktmbuf_append(m, 60);
+		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0, .hop = hop };
+		vs_dispatch(&vs, m, NULL);
+	}
+}
+
+/* An NF handed more than a burst in one loop goes out a burst at a time and is on the flush's
+ * list once (the list holds an entry an NF); a burst back from an NF is appended to what waits
+ * for the next one. */
+static void
+test_an_nf_is_listed_once_a_loop(void)
+{
+	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
+	dispatch_n(100, 0);
+	CHECK(vs.nfs[0].sent == 96 && vs.nfs[0].pend.n == 4);
+	CHECK(vs.n_dirty == 1);
+	vs_flush(&vs);
+	CHECK(vs.nfs[0].sent == 100 && vs.n_dirty == 0 && !vs.nfs[0].pend.listed);
+	CHECK(play_nf(0, 0) == 100);
+	dispatch_n(10, 1);
+	CHECK(vs_poll_nfs(&vs, 0) == NFVP_BURST); /* 10 + 32 for NF 1: one burst goes */
+	CHECK(vs.nfs[1].sent == NFVP_BURST && vs.nfs[1].pend.n == 10 && vs.n_dirty == 1);
+	pump();
+	CHECK(vs.nfs[1].sent == 110 && vs_in_flight(&vs) == 110);
+	finish();
+	CHECK(vs.ports[0].tx == 110);
+}
+
 static void
 test_a_dead_nfs_mbufs_come_back(void)
 {
@@ -236,6 +273,7 @@ main(int argc, char **argv)
 		return 1;
 	test_packets_cross_every_hop_and_leave();
 	test_a_full_ring_drops_and_frees();
+	test_an_nf_is_listed_once_a_loop();
 	test_a_dead_nfs_mbufs_come_back();
 	test_stages_count_what_they_move();
 	test_stopping_frees_and_counts_every_held_packet(NFVP_ARCH_DOUBLE_BUFFER);

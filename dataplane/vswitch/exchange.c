@@ -112,8 +112,7 @@ nf_flush(struct vswitch *vs, struct vs_nf *nf)
 	}
 	nf->sent += k;
 	drop_full(vs, nf, pd->n - k);
-	pd->n = 0;
-	pd->listed = 0;
+	pd->n = 0; /* still listed: vs_flush unlists it as it empties the list */
 	if (k > 0 && vs_blocking(vs))
 		vs_announce(vs, nf); /* wake.c */
 	return n;
@@ -418,8 +417,12 @@ vs_flush(struct vswitch *vs)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < vs->n_dirty; i++)
-		n += nf_flush(vs, &vs->nfs[vs->dirty[i]]);
+	for (i = 0; i < vs->n_dirty; i++) {
+		struct vs_nf *nf = &vs->nfs[vs->dirty[i]];
+
+		n += nf_flush(vs, nf);
+		nf->pend.listed = 0;
+	}
 	vs->n_dirty = 0;
 	for (i = 0; i < vs->n_ports; i++)
 		n += port_flush(vs, &vs->ports[i]);

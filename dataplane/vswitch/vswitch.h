@@ -71,7 +71,7 @@ struct vs_wakes {
 /* Packets bound for one NF in this loop iteration, flushed together. */
 struct vs_pending {
 	uint16_t n;
-	uint16_t listed; /* in vs->dirty */
+	uint16_t listed; /* in vs->dirty (once a loop, however many bursts it is handed) */
 	union {
 		struct rte_mbuf *pkts[NFVP_BURST]; /* shared architectures */
 		uint64_t elems[NFVP_BURST];        /* isolated: buffer, length, verdict */
