@@ -129,8 +129,9 @@ setup(enum nfvp_arch arch, unsigned int ring_size)
 	vs.n_chains = 1;
 }
 
+/* n packets of chain 0 at hop hop, handed to the vSwitch's dispatch with no flush after them */
 static void
-send_in(unsigned int n)
+dispatch_n(unsigned int n, uint8_t hop)
 {
 	unsigned int i;
 
@@ -138,9 +139,16 @@ send_in(unsigned int n)
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 
 		rte_pktmbuf_append(m, 60);
-		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0 };
+		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0, .hop = hop };
 		vs_dispatch(&vs, m, NULL);
 	}
+}
+
+/* n packets in from a port, and the loop's flush */
+static void
+send_in(unsigned int n)
+{
+	dispatch_n(n, 0);
 	vs_flush(&vs);
 }
 

@@ -33,21 +33,6 @@ test_a_full_ring_drops_and_frees(void)
 	finish();
 }
 
-/* Packets of chain 0 at hop hop, handed to the vSwitch's dispatch with no flush after them */
-static void
-dispatch_n(unsigned int n, uint8_t hop)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-
-		rte_pktmbuf_append(m, 60);
-		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0, .hop = hop };
-		vs_dispatch(&vs, m, NULL);
-	}
-}
-
 /* An NF handed more than a burst in one loop goes out a burst at a time and is on the flush's
  * list once (the list holds an entry an NF); a burst back from an NF is appended to what waits
  * for the next one. */
@@ -93,16 +78,8 @@ test_a_dead_nfs_mbufs_come_back(void)
 static void
 test_stages_count_what_they_move(void)
 {
-	unsigned int i;
-
 	setup(NFVP_ARCH_DOUBLE_BUFFER, 256);
-	for (i = 0; i < 5; i++) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-
-		rte_pktmbuf_append(m, 60);
-		*nfvp_meta(m) = (struct nfvp_meta){ .chain = 0 };
-		vs_dispatch(&vs, m, NULL);
-	}
+	dispatch_n(5, 0);
 	CHECK(vs_flush(&vs) == 5 && vs_flush(&vs) == 0);
 	play_nf(0, 0);
 	CHECK(vs_poll_nfs(&vs, 0) == 5 && vs_poll_nfs(&vs, 0) == 0);
