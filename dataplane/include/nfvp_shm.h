@@ -147,7 +147,8 @@ nfvp_desc(uint64_t arena_off, uint16_t data_off, uint16_t len, uint16_t port, ui
 {
 	if (port > NFVP_DESC_PORT_MAX) /* none (an mbuf no port received), or beyond the field */
 		port = NFVP_DESC_PORT_MAX;
-	return (arena_off >> NFVP_DESC_ALIGN_SHIFT) | (uint64_t)(data_off & NFVP_DESC_FIELD_MAX) << 32 |
+	return (arena_off >> NFVP_DESC_ALIGN_SHIFT) |
+	       (uint64_t)(data_off & NFVP_DESC_FIELD_MAX) << 32 |
 	       (uint64_t)(len & NFVP_DESC_FIELD_MAX) << 44 | (uint64_t)port << 56 |
 	       (uint64_t)(verdict & 1) << 63;
 }

@@ -117,11 +117,14 @@ describe(struct nfvp_nf *nf, uint16_t i, uint64_t off, uint16_t data_off, uint16
 	/* the meta's second half 0, vlan_tci_outer 0, buf_len */
 	uint64_t tail = (uint64_t)NFVP_BUF_SIZE << 48, was;
 
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) != offsetof(struct rte_mbuf, data_off) + 6);
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, port) !=
+			 offsetof(struct rte_mbuf, data_off) + 6);
 	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, pkt_len) !=
 			 offsetof(struct rte_mbuf, packet_type) + 4);
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, hash) != offsetof(struct rte_mbuf, data_len) + 4);
-	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, buf_len) != offsetof(struct rte_mbuf, hash) + 10);
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, hash) !=
+			 offsetof(struct rte_mbuf, data_len) + 4);
+	RTE_BUILD_BUG_ON(offsetof(struct rte_mbuf, buf_len) !=
+			 offsetof(struct rte_mbuf, hash) + 10);
 	m->buf_addr = nf->base + off + sizeof(struct rte_mbuf);
 	memcpy(f + offsetof(struct rte_mbuf, packet_type), &lens, sizeof(lens));
 	memcpy(f + offsetof(struct rte_mbuf, data_len), &data, sizeof(data));

@@ -203,7 +203,8 @@ test_descriptors_carry_what_the_nf_changed(void)
 	off0 = pkts[0]->data_off, len0 = pkts[0]->data_len;
 	off1 = pkts[1]->data_off, len1 = pkts[1]->data_len;
 	CHECK(NFVP_DESC_DATA_OFF(in[0]) == off0 && NFVP_DESC_LEN(in[0]) == len0 && len0 == 60);
-	CHECK(pkts[0]->port == RTE_MBUF_PORT_INVALID && NFVP_DESC_PORT(in[0]) == NFVP_DESC_PORT_MAX);
+	CHECK(pkts[0]->port == RTE_MBUF_PORT_INVALID);
+	CHECK(NFVP_DESC_PORT(in[0]) == NFVP_DESC_PORT_MAX);
 	CHECK(NFVP_DESC_VERDICT(in[0]) == NFVP_PASS);
 	d[0] = nfvp_desc(vs_arena_off(&vs, pkts[0]), off0 - 4, len0 + 4, 3, NFVP_PASS); /* port 2 */
 	d[1] = nfvp_desc(vs_arena_off(&vs, pkts[1]), NFVP_DESC_FIELD_MAX, NFVP_DESC_FIELD_MAX, 0,

@@ -286,7 +286,8 @@ vs_init(struct vswitch *vs)
 	int rc;
 
 	/* what a descriptor on an NF's ring can say (nfvp_desc) */
-	RTE_BUILD_BUG_ON(NFVP_BUF_SIZE > NFVP_DESC_FIELD_MAX || NFVP_MAX_PORTS >= NFVP_DESC_PORT_MAX);
+	RTE_BUILD_BUG_ON(NFVP_BUF_SIZE > NFVP_DESC_FIELD_MAX);
+	RTE_BUILD_BUG_ON(NFVP_MAX_PORTS >= NFVP_DESC_PORT_MAX);
 	RTE_BUILD_BUG_ON(RTE_MEMPOOL_ALIGN % (1u << NFVP_DESC_ALIGN_SHIFT) != 0);
 	vs->hz = rte_get_tsc_hz();
 	/* no private area: nflib finds an mbuf's buffer right after it */

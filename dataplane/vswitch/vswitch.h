@@ -266,6 +266,14 @@ int vs_args_parse(int argc, char **argv, struct vs_config *cfg);
 /* init.c */
 int vs_arena_create(struct vswitch *vs);
 int vs_init(struct vswitch *vs);
+/* an arena address as the offset descriptors and slots carry (every process maps the arena
+ * at its own address) */
+static inline uint64_t
+vs_arena_off(const struct vswitch *vs, const void *p)
+{
+	return (uint64_t)((const uint8_t *)p - vs->arena);
+}
+
 /* control.c */
 int vs_ctl_open(struct vswitch *vs);
 void vs_ctl_poll(struct vswitch *vs);
@@ -295,12 +303,6 @@ void vs_free(struct vswitch *vs, struct rte_mbuf *m);
 void vs_free_bulk(struct vswitch *vs, struct rte_mbuf **pkts, unsigned int n);
 /* control.c */
 int vs_nf_find(const struct vswitch *vs, const char *name);     /* an attached NF's id, or -1 */
-/* an arena address as offset */
-static inline uint64_t
-vs_arena_off(const struct vswitch *vs, const void *p)
-{
-	return (uint64_t)((const uint8_t *)p - vs->arena);
-}
 /* chains.c: "chain add|del|default ..." (args after "chain "); the reply into out */
 void vs_chain_command(struct vswitch *vs, char *args, char *out, size_t len);
 /* classify.c: each packet's chain by destination MAC (-1: none and no default), through the
